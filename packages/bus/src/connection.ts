@@ -1,0 +1,76 @@
+import { AckPolicy, DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { TASK_STREAM, TASK_SUBJECT, WORKER_CONSUMER } from "./subjects.ts";
+
+export interface BusOptions {
+  servers: string;
+  name: string;
+}
+
+export async function connectBus(opts: BusOptions): Promise<NatsConnection> {
+  return connect({
+    servers: opts.servers.split(","),
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+}
+
+export interface QueueOptions {
+  /** Tasks the queue holds before new ones are refused (the api answers 429). */
+  maxPending: number;
+  /** How long a worker may hold a task without acking before it is redelivered. */
+  ackWaitMs: number;
+}
+
+/** Create or update the task stream and the shared worker consumer; safe to call from every process. */
+export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: TASK_STREAM,
+    subjects: [TASK_SUBJECT],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    discard: DiscardPolicy.New,
+    max_msgs: opts.maxPending,
+    max_age: 10 * 60 * 1e9,
+    duplicate_window: 60 * 1e9,
+  };
+  try {
+    await jsm.streams.info(TASK_STREAM);
+    await jsm.streams.update(TASK_STREAM, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.streams.add(config);
+  }
+  const consumer = {
+    durable_name: WORKER_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: opts.ackWaitMs * 1e6,
+    max_deliver: 3,
+    max_ack_pending: -1,
+  };
+  try {
+    await jsm.consumers.info(TASK_STREAM, WORKER_CONSUMER);
+    await jsm.consumers.update(TASK_STREAM, WORKER_CONSUMER, consumer);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.consumers.add(TASK_STREAM, consumer);
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: string; api_error?: { err_code?: number } };
+  return (
+    e?.api_error?.err_code === 10059 ||
+    e?.api_error?.err_code === 10014 ||
+    /not found/i.test(String(e?.message ?? ""))
+  );
+}
+
+/** Backlog of browser work: tasks waiting plus tasks held by workers. */
+export async function taskBacklog(nc: NatsConnection): Promise<{ pending: number; ackPending: number }> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.consumers.info(TASK_STREAM, WORKER_CONSUMER);
+  return { pending: info.num_pending, ackPending: info.num_ack_pending };
+}

@@ -1,0 +1,92 @@
+import { type JsMsg, jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { decodeJson, encodeJson } from "./codec.ts";
+import { REPLY_HEADER, TASK_STREAM, WORKER_CONSUMER } from "./subjects.ts";
+
+export interface SlotLoopOptions<T, R> {
+  slots: number;
+  ackWaitMs: number;
+  handle: (task: T) => Promise<R>;
+  /** Called with the number of busy slots whenever it changes. */
+  onBusy?: (busy: number) => void;
+  /** A task whose deadline passed before it started is dropped: nobody waits for it. */
+  deadlineOf?: (task: T) => number | undefined;
+  onExpired?: (task: T) => void;
+  maxPayload: number;
+  tooLarge: (task: T, bytes: number) => R;
+}
+
+export interface SlotLoops {
+  /** Stop pulling, finish held tasks, resolve when all slots are idle. */
+  drain(): Promise<void>;
+  busy(): number;
+}
+
+/** Each slot holds at most one pull request, so a worker never takes more work than it has free slots. */
+export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T, R>): SlotLoops {
+  let stopping = false;
+  let busy = 0;
+  const js = jetstream(nc);
+
+  async function process(msg: JsMsg): Promise<void> {
+    const task = decodeJson<T>(msg.data);
+    const deadline = opts.deadlineOf?.(task);
+    if (deadline !== undefined && Date.now() > deadline) {
+      opts.onExpired?.(task);
+      msg.term();
+      return;
+    }
+    const heartbeat = setInterval(() => msg.working(), Math.max(1000, opts.ackWaitMs / 3));
+    try {
+      const reply = await opts.handle(task);
+      const replyTo = msg.headers?.get(REPLY_HEADER);
+      if (replyTo) {
+        let payload = encodeJson(reply);
+        if (payload.byteLength > opts.maxPayload)
+          payload = encodeJson(opts.tooLarge(task, payload.byteLength));
+        nc.publish(replyTo, payload);
+      }
+      msg.ack();
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function slot(): Promise<void> {
+    const consumer = await js.consumers.get(TASK_STREAM, WORKER_CONSUMER);
+    while (!stopping) {
+      let msg: JsMsg | null = null;
+      try {
+        msg = await consumer.next({ expires: 2000 });
+      } catch {
+        if (!stopping) await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      if (!msg) continue;
+      if (stopping) {
+        msg.nak();
+        break;
+      }
+      busy++;
+      opts.onBusy?.(busy);
+      try {
+        await process(msg);
+      } catch {
+        // The handler turns every task failure into a reply; reaching here means the bus itself failed.
+        msg.nak(1000);
+      } finally {
+        busy--;
+        opts.onBusy?.(busy);
+      }
+    }
+  }
+
+  const loops = Array.from({ length: opts.slots }, () => slot());
+  return {
+    busy: () => busy,
+    async drain() {
+      stopping = true;
+      await Promise.allSettled(loops);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { NatsConnection } from "@nats-io/transport-node";
+import {
+  connectBus,
+  ensureTaskQueue,
+  type LocalNats,
+  listWorkers,
+  openWorkersBucket,
+  putWorkerState,
+  QueueFullError,
+  runTask,
+  startLocalNats,
+  startSlotLoops,
+  TaskTimeoutError,
+  taskBacklog,
+} from "../src/index.ts";
+
+interface Echo {
+  taskId: string;
+  value: number;
+  deadline?: number;
+}
+
+describe("task queue on a real nats-server", () => {
+  let nats: LocalNats;
+  let dir: string;
+  let nc: NatsConnection;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "fleet-bus-"));
+    nats = await startLocalNats({ dataDir: dir });
+    nc = await connectBus({ servers: nats.url, name: "test" });
+    await ensureTaskQueue(nc, { maxPending: 5, ackWaitMs: 5000 });
+  });
+  after(async () => {
+    await nc.close();
+    await nats.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const common = {
+    ackWaitMs: 5000,
+    maxPayload: 1 << 20,
+    tooLarge: (): never => {
+      throw new Error("too large");
+    },
+  };
+
+  it("delivers a task to a worker and its reply to the waiting caller", async () => {
+    const loops = startSlotLoops<Echo, { doubled: number }>(nc, {
+      ...common,
+      slots: 1,
+      handle: async (t) => ({ doubled: t.value * 2 }),
+    });
+    const reply = await runTask<{ doubled: number }, Echo>(nc, { taskId: "t1", value: 21 }, 5000);
+    assert.deepEqual(reply, { doubled: 42 });
+    await loops.drain();
+  });
+
+  it("never runs more tasks at once than the worker has slots", async () => {
+    let running = 0;
+    let peak = 0;
+    const loops = startSlotLoops<Echo, number>(nc, {
+      ...common,
+      slots: 2,
+      handle: async (t) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 100));
+        running--;
+        return t.value;
+      },
+    });
+    const replies = await Promise.all(
+      [1, 2, 3, 4, 5].map((v) => runTask<number, Echo>(nc, { taskId: `p${v}`, value: v }, 10_000)),
+    );
+    assert.deepEqual(replies, [1, 2, 3, 4, 5]);
+    assert.equal(peak, 2);
+    await loops.drain();
+  });
+
+  it("refuses new tasks when the queue is full, and times out a task nobody takes", async () => {
+    const waits = [1, 2, 3, 4, 5].map((v) =>
+      runTask<number, Echo>(nc, { taskId: `full${v}`, value: v }, 300).catch((e) => e),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    await assert.rejects(runTask<number, Echo>(nc, { taskId: "full6", value: 6 }, 300), QueueFullError);
+    const results = await Promise.all(waits);
+    for (const r of results) assert.ok(r instanceof TaskTimeoutError);
+    assert.equal((await taskBacklog(nc)).pending, 5);
+    // A worker drops tasks whose deadline passed instead of doing work nobody waits for.
+    const handled: number[] = [];
+    const expired: number[] = [];
+    const loops = startSlotLoops<Echo, number>(nc, {
+      ...common,
+      slots: 1,
+      deadlineOf: (t) => t.deadline ?? 0,
+      onExpired: (t) => expired.push(t.value),
+      handle: async (t) => {
+        handled.push(t.value);
+        return t.value;
+      },
+    });
+    while (expired.length < 5) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(handled, []);
+    await loops.drain();
+  });
+
+  it("publishes worker state with a TTL", async () => {
+    const kv = await openWorkersBucket(nc);
+    await putWorkerState(kv, {
+      workerId: "w1",
+      slots: 4,
+      busy: 1,
+      sessions: 0,
+      draining: false,
+      updatedAt: Date.now(),
+    });
+    await putWorkerState(kv, {
+      workerId: "w0",
+      slots: 4,
+      busy: 0,
+      sessions: 0,
+      draining: false,
+      updatedAt: 0,
+    });
+    const live = await listWorkers(kv);
+    assert.deepEqual(
+      live.map((w) => w.workerId),
+      ["w1"],
+    );
+  });
+});

@@ -1,0 +1,161 @@
+import { z } from "zod";
+
+/** An absolute http(s) URL. Address checks (SSRF) happen at fetch time, after DNS. */
+export const httpUrl = z
+  .string()
+  .max(8192)
+  .refine(
+    (value) => {
+      try {
+        const u = new URL(value);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    },
+    { message: "must be an absolute http:// or https:// URL" },
+  );
+
+export const FORMATS = [
+  "markdown",
+  "html",
+  "links",
+  "screenshot",
+  "pdf",
+  "elements",
+  "json",
+  "accessibility",
+  "controls",
+] as const;
+export const format = z.enum(FORMATS);
+export type Format = z.infer<typeof format>;
+
+export const viewport = z.strictObject({
+  width: z.int().min(100).max(3840).default(1280),
+  height: z.int().min(100).max(4320).default(720),
+  deviceScaleFactor: z.number().min(0.5).max(3).default(1),
+});
+
+export const screenshotOptions = z.strictObject({
+  fullPage: z.boolean().default(false),
+  type: z.enum(["png", "jpeg"]).default("png"),
+  quality: z.int().min(0).max(100).optional().describe("JPEG quality; only with type jpeg"),
+  omitBackground: z.boolean().default(false),
+  selector: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe("Capture only the first element matching this CSS selector"),
+  viewport: viewport
+    .partial()
+    .optional()
+    .describe("Viewport for the screenshot; defaults to the request's viewport"),
+});
+
+export const PDF_PAPER = [
+  "Letter",
+  "Legal",
+  "Tabloid",
+  "Ledger",
+  "A0",
+  "A1",
+  "A2",
+  "A3",
+  "A4",
+  "A5",
+  "A6",
+] as const;
+export const pdfOptions = z.strictObject({
+  format: z.enum(PDF_PAPER).default("A4"),
+  landscape: z.boolean().default(false),
+  printBackground: z.boolean().default(true),
+  scale: z.number().min(0.1).max(2).default(1),
+});
+
+export const linksOptions = z.strictObject({
+  visibleOnly: z.boolean().default(false).describe("Only links a person can see on the page"),
+  excludeExternal: z.boolean().default(false).describe("Only links to the page's own host"),
+});
+
+export const controlsOptions = z.strictObject({
+  visibleOnly: z
+    .boolean()
+    .default(true)
+    .describe("Drop disabled controls and controls with no size on screen"),
+  limit: z
+    .int()
+    .min(1)
+    .max(1000)
+    .default(200)
+    .describe("Return at most this many controls; metadata says when cut"),
+});
+
+export const WAIT_UNTIL = ["load", "domcontentloaded", "networkidle", "commit"] as const;
+export const waitOptions = z.strictObject({
+  until: z.enum(WAIT_UNTIL).default("load"),
+  selector: z.string().min(1).max(1000).optional().describe("Also wait until this CSS selector is visible"),
+  timeout: z.int().min(100).max(120_000).default(30_000).describe("Milliseconds for the page to be ready"),
+});
+
+export const cookie = z.strictObject({
+  name: z.string().min(1).max(4096),
+  value: z.string().max(4096),
+  domain: z.string().max(255).optional(),
+  path: z.string().max(1024).optional(),
+  secure: z.boolean().optional(),
+  httpOnly: z.boolean().optional(),
+  sameSite: z.enum(["Strict", "Lax", "None"]).optional(),
+  expires: z.number().optional(),
+});
+
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name");
+export const requestOptions = z.strictObject({
+  headers: z
+    .record(headerName, z.string().max(8192))
+    .refine((h) => Object.keys(h).length <= 50, "at most 50 headers")
+    .optional(),
+  cookies: z.array(cookie).max(100).optional(),
+  userAgent: z.string().min(1).max(1024).optional(),
+  auth: z.strictObject({ username: z.string().max(1024), password: z.string().max(1024) }).optional(),
+});
+
+export const RESOURCE_TYPES = [
+  "document",
+  "stylesheet",
+  "image",
+  "media",
+  "font",
+  "script",
+  "texttrack",
+  "xhr",
+  "fetch",
+  "eventsource",
+  "websocket",
+  "manifest",
+  "other",
+] as const;
+export const blockOptions = z.strictObject({
+  resourceTypes: z.array(z.enum(RESOURCE_TYPES)).max(RESOURCE_TYPES.length).optional(),
+  urlPatterns: z
+    .array(z.string().min(1).max(2048))
+    .max(100)
+    .optional()
+    .describe("Glob patterns (* and **) matched against each request URL"),
+});
+
+export const jsonOptions = z.strictObject({
+  prompt: z.string().max(10_000).optional(),
+  schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("JSON Schema the extracted object must match"),
+});
+
+export const documentsOptions = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("Convert PDF, Word, Excel, CSV and OpenDocument files to markdown"),
+  maxBytes: z.int().min(1).max(50_000_000).optional(),
+});

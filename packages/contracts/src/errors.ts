@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+export const errorDetail = z.object({
+  field: z.string().describe("Dotted path of the field at fault, empty for the body itself"),
+  message: z.string(),
+  code: z.string().optional(),
+});
+export type ErrorDetail = z.infer<typeof errorDetail>;
+
+export const errorBody = z.object({
+  success: z.literal(false),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(errorDetail).optional(),
+    requestId: z.string().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof errorBody>;
+
+/** Every error code the service answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  ssrf_blocked: 400,
+  invalid_url: 400,
+  unresolvable: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  insufficient_balance: 402,
+  not_found: 404,
+  method_not_allowed: 405,
+  session_lost: 410,
+  payload_too_large: 413,
+  no_capacity: 429,
+  rate_limited: 429,
+  internal: 500,
+  not_implemented: 501,
+  upstream_failed: 502,
+  render_failed: 502,
+  result_too_large: 502,
+  browser_crashed: 503,
+  unavailable: 503,
+  timeout: 504,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Turn zod issues into details that name the field at fault. */
+export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.map(String).join(".");
+    let message = issue.message;
+    if (issue.code === "unrecognized_keys") {
+      return {
+        field: [field, ...issue.keys].filter(Boolean).join("."),
+        message: `unknown field`,
+        code: issue.code,
+      };
+    }
+    if (issue.code === "invalid_union" && field.startsWith("actions")) {
+      message =
+        "not a known action form: use one of type, press, click, select, wait, hover, scroll, check, uncheck, navigate, back";
+    }
+    return { field, message, code: issue.code };
+  });
+}

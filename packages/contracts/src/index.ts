@@ -1,0 +1,9 @@
+export * from "./common.ts";
+export * from "./errors.ts";
+export * from "./jobs.ts";
+export * from "./routes.ts";
+export * from "./scrape.ts";
+export * from "./session.ts";
+export * from "./tasks.ts";
+
+export const INTERFACE_VERSION = "1.0.1";

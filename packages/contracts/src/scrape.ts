@@ -1,0 +1,99 @@
+import { z } from "zod";
+import {
+  blockOptions,
+  controlsOptions,
+  documentsOptions,
+  format,
+  httpUrl,
+  jsonOptions,
+  linksOptions,
+  pdfOptions,
+  requestOptions,
+  screenshotOptions,
+  viewport,
+  waitOptions,
+} from "./common.ts";
+
+/** Fields shared by scrape, session, batch and crawl: what to render and how. */
+export const renderFields = {
+  formats: z.array(format).min(1).max(9).default(["markdown"]),
+  selectors: z.array(z.string().min(1).max(1000)).min(1).max(50).optional(),
+  json: jsonOptions.optional(),
+  screenshot: screenshotOptions.optional(),
+  pdf: pdfOptions.optional(),
+  links: linksOptions.optional(),
+  controls: controlsOptions.optional(),
+  wait: waitOptions.optional(),
+  request: requestOptions.optional(),
+  block: blockOptions.optional(),
+  documents: documentsOptions.optional(),
+  maxAge: z
+    .int()
+    .min(0)
+    .max(30 * 24 * 3600 * 1000)
+    .optional()
+    .describe("Accept a cached render up to this many ms old"),
+  binaryAs: z.literal("base64").default("base64"),
+  viewport: viewport.optional(),
+};
+
+type RenderLike = { formats: readonly string[]; selectors?: unknown; json?: unknown };
+
+/** Cross-field rules every render request obeys. */
+export function checkRenderRules(v: RenderLike, ctx: z.RefinementCtx): void {
+  if (new Set(v.formats).size !== v.formats.length) {
+    ctx.addIssue({ code: "custom", path: ["formats"], message: "formats must not repeat" });
+  }
+  if (v.formats.includes("elements") && v.selectors === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["selectors"],
+      message: "selectors is required when formats contains elements",
+    });
+  }
+  if (v.formats.includes("json") && v.json === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["json"],
+      message: "json { prompt, schema } is required when formats contains json",
+    });
+  }
+}
+
+export const scrapeRequest = z
+  .strictObject({
+    url: httpUrl.optional().describe("Page to process. Either url or html is given."),
+    html: z.string().min(1).max(5_000_000).optional().describe("Raw HTML used instead of url"),
+    ...renderFields,
+  })
+  .superRefine((v, ctx) => {
+    if ((v.url === undefined) === (v.html === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: "give exactly one of url or html" });
+    }
+    checkRenderRules(v, ctx);
+  });
+export type ScrapeRequest = z.infer<typeof scrapeRequest>;
+export type ScrapeRequestInput = z.input<typeof scrapeRequest>;
+
+export const pageMetadata = z.object({
+  url: z.string().describe("Final URL after redirects"),
+  statusCode: z.int().optional().describe("HTTP status of the target page"),
+  title: z.string().optional(),
+  formats: z.array(format),
+  renders: z.int().describe("One per format rendered"),
+  browserMsUsed: z.int(),
+  ms: z.int(),
+  cached: z.array(format).optional(),
+  controlsTruncated: z.boolean().optional().describe("The controls list was cut at controls.limit"),
+  screenshotTruncated: z.boolean().optional().describe("A full-page screenshot was cut at 16384 px"),
+});
+
+export const formatError = z.object({ code: z.string(), message: z.string() });
+
+export const scrapeResponse = z.object({
+  success: z.boolean().describe("true when at least one format came out"),
+  data: z.record(z.string(), z.unknown()).describe("One key per requested format that succeeded"),
+  errors: z.record(z.string(), formatError).describe("One key per requested format that failed"),
+  metadata: pageMetadata,
+});
+export type ScrapeResponse = z.infer<typeof scrapeResponse>;

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { format, httpUrl, WAIT_UNTIL } from "./common.ts";
+import { checkRenderRules, renderFields } from "./scrape.ts";
+
+export const sessionRequest = z
+  .strictObject({
+    url: httpUrl.optional(),
+    html: z.string().min(1).max(5_000_000).optional(),
+    ...renderFields,
+    formats: z.array(format).min(1).max(9).default(["controls"]),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.url === undefined) === (v.html === undefined)) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: "give exactly one of url or html" });
+    }
+    checkRenderRules(v, ctx);
+  });
+export type SessionRequest = z.infer<typeof sessionRequest>;
+
+/** A control: its ref from the controls format, or a CSS selector. */
+const target = z.string().min(1).max(1000);
+
+export const action = z.union([
+  z.strictObject({
+    type: z.strictObject({ ref: target, text: z.string().max(100_000), submit: z.boolean().optional() }),
+  }),
+  z.strictObject({
+    press: z.string().min(1).max(100).describe("Playwright key name, e.g. Enter, Control+A"),
+  }),
+  z.strictObject({
+    click: z.strictObject({
+      ref: target,
+      button: z.enum(["left", "right", "middle"]).optional(),
+      clickCount: z.int().min(1).max(3).optional(),
+    }),
+  }),
+  z.strictObject({
+    select: z.strictObject({ ref: target, values: z.array(z.string().max(1000)).min(1).max(100) }),
+  }),
+  z.strictObject({
+    wait: z.union([
+      z.strictObject({ ms: z.int().min(0).max(30_000) }),
+      z.strictObject({
+        selector: z.string().min(1).max(1000),
+        timeout: z.int().min(0).max(30_000).optional(),
+      }),
+      z.strictObject({ text: z.string().min(1).max(1000), timeout: z.int().min(0).max(30_000).optional() }),
+      z.strictObject({ until: z.enum(WAIT_UNTIL), timeout: z.int().min(0).max(30_000).optional() }),
+    ]),
+  }),
+  z.strictObject({ hover: z.strictObject({ ref: target }) }),
+  z.strictObject({
+    scroll: z.strictObject({
+      ref: target.optional(),
+      direction: z.enum(["up", "down", "left", "right"]).default("down"),
+      amount: z.int().min(1).max(100_000).default(600).describe("Pixels"),
+    }),
+  }),
+  z.strictObject({ check: z.strictObject({ ref: target }) }),
+  z.strictObject({ uncheck: z.strictObject({ ref: target }) }),
+  z.strictObject({ navigate: z.strictObject({ url: httpUrl }) }),
+  z.strictObject({ back: z.strictObject({}) }),
+]);
+export type Action = z.infer<typeof action>;
+
+export const actRequest = z.strictObject({
+  sessionId: z.string().min(1).max(200),
+  actions: z.array(action).min(1).max(25),
+  formats: z.array(format).min(1).max(9).optional().describe("Default: the session's formats"),
+});
+export type ActRequest = z.infer<typeof actRequest>;
