@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import express, { type Express, type RequestHandler, Router } from "express";
+import type { ApiContext } from "./context.ts";
+import { ApiError, errorHandler, notFound } from "./errors.ts";
+import { mountDescriptions } from "./routes/describe-routes.ts";
+import { mountPending } from "./routes/pending.ts";
+import { mountScrape } from "./routes/scrape.ts";
+
+const requestId: RequestHandler = (req, res, next) => {
+  const incoming = req.headers["x-request-id"];
+  req.requestId = typeof incoming === "string" && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  res.setHeader("X-Request-Id", req.requestId);
+  next();
+};
+
+function timing(ctx: ApiContext): RequestHandler {
+  return (req, res, next) => {
+    const end = ctx.metrics.httpDuration.startTimer();
+    res.on("finish", () => {
+      const route = req.route?.path
+        ? String(req.route.path)
+        : res.statusCode === 404
+          ? "unmatched"
+          : req.path;
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+/** 405 with Allow for a path the router knows under other methods. */
+function methodNotAllowed(router: Router): RequestHandler {
+  return (req, _res, next) => {
+    const allowed = new Set<string>();
+    for (const layer of (
+      router as unknown as {
+        stack: Array<{ route?: { methods: Record<string, boolean> }; match(p: string): boolean }>;
+      }
+    ).stack) {
+      if (layer.route && layer.match(req.path))
+        for (const m of Object.keys(layer.route.methods)) allowed.add(m.toUpperCase());
+    }
+    if (allowed.size === 0) return next();
+    next(
+      new ApiError(
+        "method_not_allowed",
+        `${req.method} is not allowed on ${req.path}; use ${[...allowed].join(", ")}`,
+        undefined,
+        { Allow: [...allowed].join(", ") },
+      ),
+    );
+  };
+}
+
+export function createApp(ctx: ApiContext): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", false);
+  app.use(requestId);
+  app.use(timing(ctx));
+  // Agents often forget the Content-Type: every body is read as JSON.
+  app.use(express.json({ limit: ctx.config.MAX_BODY_BYTES, type: () => true, strict: true }));
+
+  const router = Router();
+  router.get("/healthz", (_req, res) => {
+    res.json({ ok: true });
+  });
+  router.get("/readyz", async (_req, res) => {
+    const natsUp = !ctx.nc.isClosed();
+    const workers = natsUp && (await ctx.workers.anyAlive());
+    res
+      .status(natsUp && workers ? 200 : 503)
+      .json({ ok: natsUp && workers, nats: natsUp, browserWorkers: ctx.workers.slots().workers });
+  });
+  router.get("/metrics", async (_req, res) => {
+    res.setHeader("Content-Type", ctx.metrics.registry.contentType);
+    res.send(await ctx.metrics.registry.metrics());
+  });
+  mountDescriptions(router);
+  mountScrape(router, ctx);
+  mountPending(router);
+
+  app.use(router);
+  app.use(methodNotAllowed(router));
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

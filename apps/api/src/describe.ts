@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto";
+import { errorBody, INTERFACE_VERSION, type OperationRoute } from "@browserfleet/contracts";
+import type { RequestHandler } from "express";
+import { z } from "zod";
+
+const jsonSchemaOf = (s: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(s, { io, unrepresentable: "any" });
+
+/** The GET self-description of an operation route, built from its contract. */
+export function describeRoute(route: OperationRoute, path = route.path): Record<string, unknown> {
+  return {
+    route: path,
+    method: "POST",
+    interfaceVersion: INTERFACE_VERSION,
+    summary: route.summary,
+    available: route.available,
+    price: route.price,
+    auth: route.auth,
+    ...(route.limits ? { limits: route.limits } : {}),
+    request: { contentType: "application/json", schema: jsonSchemaOf(route.request, "input") },
+    ...(route.response ? { response: { schema: jsonSchemaOf(route.response, "output") } } : {}),
+    errors: {
+      schema: jsonSchemaOf(errorBody, "output"),
+      note: "400 invalid input (details name the field), 402 payment, 404, 413, 429 (Retry-After), 503, 504",
+    },
+    example: { method: "POST", path, body: route.example },
+  };
+}
+
+/** Serve a fixed JSON document with a strong ETag, answering 304 to a matching If-None-Match. */
+export function cachedJson(doc: unknown, maxAgeSeconds = 3600): RequestHandler {
+  const body = JSON.stringify(doc);
+  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  return (req, res) => {
+    res.setHeader("Cache-Control", `public, max-age=${maxAgeSeconds}`);
+    res.setHeader("ETag", etag);
+    const inm = req.headers["if-none-match"];
+    if (inm?.split(",").some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) {
+      res.status(304).end();
+      return;
+    }
+    res.type("application/json").send(body);
+  };
+}

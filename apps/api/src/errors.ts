@@ -1,0 +1,69 @@
+import { detailsFromZod, ERROR_STATUS, type ErrorCode, type ErrorDetail } from "@browserfleet/contracts";
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ZodError } from "zod";
+
+/** The one error the api throws; the error middleware turns it into the JSON error body. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  static invalid(error: ZodError): ApiError {
+    const details = detailsFromZod(error);
+    const first = details[0];
+    const where = first?.field ? `${first.field}: ` : "";
+    return new ApiError(
+      "invalid_request",
+      `invalid request: ${where}${first?.message ?? "bad input"}`,
+      details,
+    );
+  }
+}
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError("not_found", `no route ${req.method} ${req.path}; see /openapi.json for the routes`));
+};
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  let e: ApiError;
+  if (err instanceof ApiError) e = err;
+  else if (err?.type === "entity.parse.failed")
+    e = new ApiError("invalid_json", `the body is not valid JSON: ${err.message}`, [
+      { field: "", message: "malformed JSON" },
+    ]);
+  else if (err?.type === "entity.too.large")
+    e = new ApiError("payload_too_large", `the body is larger than ${err.limit} bytes`);
+  else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported")
+    e = new ApiError("invalid_request", String(err.message));
+  else {
+    req.log?.(`unhandled error: ${err?.stack ?? err}`);
+    e = new ApiError("internal", "internal error; the request id identifies it in our logs");
+  }
+  if (res.headersSent) return;
+  for (const [k, v] of Object.entries(e.headers ?? {})) res.setHeader(k, v);
+  res.status(e.status).json({
+    success: false,
+    error: {
+      code: e.code,
+      message: e.message,
+      ...(e.details ? { details: e.details } : {}),
+      requestId: res.getHeader("X-Request-Id"),
+    },
+  });
+};
+
+declare global {
+  namespace Express {
+    interface Request {
+      log?: (msg: string) => void;
+      requestId: string;
+    }
+  }
+}

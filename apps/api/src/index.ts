@@ -1,0 +1,1 @@
+export { type RunningApi, startApi } from "./server.ts";

@@ -1,0 +1,21 @@
+import { loadConfig } from "@browserfleet/config";
+import { startApi } from "./server.ts";
+
+const config = loadConfig();
+if (!config.NATS_URL) {
+  console.error("NATS_URL is required for a standalone api (npm start runs one with a local NATS).");
+  process.exit(1);
+}
+try {
+  const api = await startApi({ ...config, NATS_URL: config.NATS_URL });
+  console.log(`api listening on ${api.url}`);
+  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+    process.once(sig, async () => {
+      await api.close();
+      process.exit(0);
+    });
+  }
+} catch (err) {
+  console.error(`api failed to start: ${(err as Error).message}`);
+  process.exit(1);
+}

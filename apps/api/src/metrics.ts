@@ -1,0 +1,74 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export interface LoadSource {
+  backlog(): Promise<{ pending: number; ackPending: number }>;
+  slots(): { total: number; busy: number; workers: number };
+}
+
+export function createApiMetrics(load: LoadSource) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "fleet_api_" });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: "fleet_http_request_duration_seconds",
+      help: "HTTP request duration by route and status",
+      labelNames: ["method", "route", "status"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    scrapeDuration: new Histogram({
+      name: "fleet_scrape_duration_seconds",
+      help: "End-to-end scrape duration as the caller sees it, by outcome",
+      labelNames: ["outcome"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    formatsRendered: new Counter({
+      name: "fleet_scrape_formats_total",
+      help: "Formats requested in scrapes, by format and outcome",
+      labelNames: ["format", "outcome"],
+      registers: [registry],
+    }),
+    tasksPending: new Gauge({
+      name: "fleet_tasks_pending",
+      help: "Browser tasks waiting in the work queue plus those held by workers",
+      labelNames: ["state"],
+      registers: [registry],
+      async collect() {
+        try {
+          const b = await load.backlog();
+          this.set({ state: "pending" }, b.pending);
+          this.set({ state: "ack_pending" }, b.ackPending);
+        } catch {
+          // NATS unreachable: leave the last values.
+        }
+      },
+    }),
+    slots: new Gauge({
+      name: "fleet_browser_slots_total",
+      help: "Browser slots across live workers",
+      registers: [registry],
+      collect() {
+        this.set(load.slots().total);
+      },
+    }),
+    slotsBusy: new Gauge({
+      name: "fleet_browser_slots_busy_total",
+      help: "Busy browser slots across live workers",
+      registers: [registry],
+      collect() {
+        this.set(load.slots().busy);
+      },
+    }),
+    workers: new Gauge({
+      name: "fleet_browser_workers",
+      help: "Live browser workers",
+      registers: [registry],
+      collect() {
+        this.set(load.slots().workers);
+      },
+    }),
+  };
+}
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;

@@ -1,0 +1,59 @@
+import {
+  actRequest,
+  batchRequest,
+  crawlRequest,
+  feedbackRequest,
+  mapRequest,
+  searchRequest,
+  sessionRequest,
+} from "@browserfleet/contracts";
+import type { Router } from "express";
+import type { z } from "zod";
+import { ApiError } from "../errors.ts";
+import { parseBody } from "../validate.ts";
+
+/**
+ * Routes of the interface whose work is not built yet. They validate their input with the
+ * real contracts (so callers get the same 400s they will get later) and then answer 501.
+ */
+const POSTS: Array<[string, z.ZodType]> = [
+  ["/web/v1/session", sessionRequest],
+  ["/web/v1/act", actRequest],
+  ["/web/v1/scrape/batch", batchRequest],
+  ["/web/v1/map", mapRequest],
+  ["/web/v1/crawl", crawlRequest],
+  ["/web/v1/search/:provider", searchRequest],
+  ["/web/v1/feedback", feedbackRequest],
+];
+
+const OTHERS: Array<["get" | "delete", string]> = [
+  ["delete", "/web/v1/session/:id"],
+  ["get", "/web/v1/scrape/batch/:id"],
+  ["delete", "/web/v1/scrape/batch/:id"],
+  ["get", "/web/v1/crawl/:id"],
+  ["delete", "/web/v1/crawl/:id"],
+  ["get", "/web/v1/account"],
+  ["get", "/web/v1/account/usage"],
+  ["get", "/web/v1/account/transactions"],
+  ["get", "/web/v1/account/sessions"],
+];
+
+const notYet = (method: string, path: string) =>
+  new ApiError(
+    "not_implemented",
+    `${method} ${path} is part of the interface but not available on this deployment yet`,
+  );
+
+export function mountPending(router: Router): void {
+  for (const [path, schema] of POSTS) {
+    router.post(path, (req) => {
+      parseBody(schema, req.body);
+      throw notYet("POST", path);
+    });
+  }
+  for (const [method, path] of OTHERS) {
+    router[method](path, () => {
+      throw notYet(method.toUpperCase(), path);
+    });
+  }
+}

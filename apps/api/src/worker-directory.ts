@@ -1,0 +1,42 @@
+import { listWorkers, type WorkerState } from "@browserfleet/bus";
+import type { KV } from "@nats-io/kv";
+
+/** The live browser workers, refreshed from the KV bucket in the background. */
+export class WorkerDirectory {
+  private workers: WorkerState[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly kv: KV) {}
+
+  async start(intervalMs = 2000): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), intervalMs);
+    this.timer.unref();
+  }
+
+  async refresh(): Promise<WorkerState[]> {
+    try {
+      this.workers = await listWorkers(this.kv);
+    } catch {
+      // Keep the last view while NATS is unreachable.
+    }
+    return this.workers;
+  }
+
+  /** At least one live, non-draining worker; looks again right away before saying no. */
+  async anyAlive(): Promise<boolean> {
+    if (this.workers.some((w) => !w.draining)) return true;
+    return (await this.refresh()).some((w) => !w.draining);
+  }
+
+  slots(): { total: number; busy: number; workers: number } {
+    return this.workers.reduce(
+      (acc, w) => ({ total: acc.total + w.slots, busy: acc.busy + w.busy, workers: acc.workers + 1 }),
+      { total: 0, busy: 0, workers: 0 },
+    );
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

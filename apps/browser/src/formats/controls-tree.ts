@@ -1,0 +1,98 @@
+/** Pure: pick the controls an agent can act on out of Playwright's AI snapshot (JSON form). */
+
+export const CONTROL_ROLES = new Set([
+  "button",
+  "link",
+  "textbox",
+  "searchbox",
+  "combobox",
+  "listbox",
+  "checkbox",
+  "radio",
+  "switch",
+  "slider",
+  "spinbutton",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "tab",
+  "treeitem",
+  "option",
+]);
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Control {
+  ref: string;
+  role: string;
+  name: string;
+  selector?: string;
+  box: Box | null;
+  disabled?: boolean;
+  checked?: boolean | "mixed";
+  expanded?: boolean;
+  pressed?: boolean | "mixed";
+  url?: string;
+  value?: string;
+}
+
+interface SnapshotNode {
+  role?: string;
+  name?: string;
+  ref?: string;
+  box?: Box;
+  disabled?: boolean;
+  checked?: boolean | "mixed";
+  expanded?: boolean;
+  pressed?: boolean | "mixed";
+  url?: string;
+  children?: Array<SnapshotNode | string>;
+}
+
+export function controlsFromSnapshot(
+  tree: unknown,
+  opts: { visibleOnly: boolean; limit: number },
+): { controls: Control[]; total: number } {
+  const found: Control[] = [];
+  const visit = (node: unknown, insideSelect: boolean) => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, insideSelect);
+      return;
+    }
+    if (!node || typeof node !== "object") return;
+    const n = node as SnapshotNode;
+    const role = n.role ?? "";
+    // Options of a native select are chosen through the select action on the combobox, not one by one.
+    const isControl = CONTROL_ROLES.has(role) && n.ref !== undefined && !(role === "option" && insideSelect);
+    if (isControl) {
+      const box = n.box && n.box.width > 0 && n.box.height > 0 ? n.box : null;
+      const visible = box !== null && !n.disabled;
+      if (!opts.visibleOnly || visible) {
+        const c: Control = { ref: n.ref!, role, name: n.name ?? "", box };
+        if (n.disabled) c.disabled = true;
+        if (n.checked !== undefined) c.checked = n.checked;
+        if (n.expanded !== undefined) c.expanded = n.expanded;
+        if (n.pressed !== undefined) c.pressed = n.pressed;
+        if (n.url !== undefined) c.url = n.url;
+        const text = (n.children ?? [])
+          .filter((x): x is string => typeof x === "string")
+          .join(" ")
+          .trim();
+        if (
+          text &&
+          (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton")
+        )
+          c.value = text;
+        found.push(c);
+      }
+    }
+    visit(n.children ?? [], insideSelect || role === "combobox");
+  };
+  visit(tree, false);
+  return { controls: found.slice(0, opts.limit), total: found.length };
+}

@@ -1,0 +1,180 @@
+import type { Format, ScrapeRequest } from "@browserfleet/contracts";
+import { htmlToMarkdown } from "@browserfleet/markdown";
+import type { Page } from "playwright-core";
+import { type Control, controlsFromSnapshot } from "./controls-tree.ts";
+import { collectLinks, cssPathOf, describeElements, visibleDocumentHtml } from "./in-page.ts";
+
+export interface FormatOutcome {
+  data: Partial<Record<Format, unknown>>;
+  errors: Partial<Record<Format, { code: string; message: string }>>;
+  controlsTruncated?: boolean;
+  screenshotTruncated?: boolean;
+  /** Milliseconds spent per format, for metrics. */
+  timings: Partial<Record<Format, number>>;
+}
+
+const MAX_MATCHES_PER_SELECTOR = 100;
+/** Chromium cannot capture taller than its texture limit; longer pages are cut there and say so. */
+export const MAX_SCREENSHOT_HEIGHT = 16_384;
+
+/** Render every requested format from the page as it stands; one failing format never voids the others. */
+export async function renderFormats(
+  page: Page,
+  req: ScrapeRequest,
+  formats: readonly Format[],
+): Promise<FormatOutcome> {
+  const out: FormatOutcome = { data: {}, errors: {}, timings: {} };
+  // Screenshots and PDFs may resize or re-layout the page, so the DOM-reading formats go first.
+  const order: Format[] = [
+    "html",
+    "markdown",
+    "links",
+    "elements",
+    "accessibility",
+    "controls",
+    "json",
+    "screenshot",
+    "pdf",
+  ];
+  for (const f of order.filter((x) => formats.includes(x))) {
+    const started = performance.now();
+    try {
+      const value = await renderOne(page, req, f, out);
+      out.data[f] = value;
+    } catch (err) {
+      out.errors[f] = errorOf(err);
+    }
+    out.timings[f] = performance.now() - started;
+  }
+  return out;
+}
+
+async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatOutcome): Promise<unknown> {
+  switch (f) {
+    case "html":
+      return page.content();
+    case "markdown": {
+      const html = await page.evaluate(visibleDocumentHtml);
+      return htmlToMarkdown(html, { baseUrl: page.url() }).markdown;
+    }
+    case "links": {
+      const opts = {
+        visibleOnly: req.links?.visibleOnly ?? false,
+        excludeExternal: req.links?.excludeExternal ?? false,
+      };
+      return page.evaluate(collectLinks, opts);
+    }
+    case "elements": {
+      const results = [];
+      for (const selector of req.selectors ?? []) {
+        try {
+          const matches = await page
+            .locator(selector)
+            .evaluateAll(describeElements, MAX_MATCHES_PER_SELECTOR);
+          results.push({ selector, matches });
+        } catch (err) {
+          results.push({ selector, matches: [], error: errorOf(err).message });
+        }
+      }
+      if (results.every((r) => "error" in r))
+        throw new FormatError("invalid_selector", results.map((r) => r.error).join("; "));
+      return results;
+    }
+    case "accessibility":
+      return page.ariaSnapshot({ timeout: 10_000 });
+    case "controls": {
+      const { controls, truncated } = await readControls(
+        page,
+        req.controls?.visibleOnly ?? true,
+        req.controls?.limit ?? 200,
+      );
+      if (truncated) out.controlsTruncated = true;
+      return controls;
+    }
+    case "screenshot": {
+      const o = req.screenshot;
+      const vp = o?.viewport;
+      if (vp?.width || vp?.height) {
+        const current = page.viewportSize() ?? { width: 1280, height: 720 };
+        await page.setViewportSize({ width: vp.width ?? current.width, height: vp.height ?? current.height });
+      }
+      const shotOpts = {
+        type: o?.type ?? "png",
+        quality: o?.type === "jpeg" ? (o.quality ?? 80) : undefined,
+        omitBackground: o?.omitBackground ?? false,
+        timeout: 15_000,
+      } as const;
+      if (o?.selector)
+        return (await page.locator(o.selector).first().screenshot(shotOpts)).toString("base64");
+      if (!o?.fullPage) return (await page.screenshot(shotOpts)).toString("base64");
+      const size = await page.evaluate(() => ({
+        width: document.documentElement.scrollWidth,
+        height: document.documentElement.scrollHeight,
+      }));
+      const buf =
+        size.height > MAX_SCREENSHOT_HEIGHT
+          ? await page.screenshot({
+              ...shotOpts,
+              fullPage: true,
+              clip: { x: 0, y: 0, width: size.width, height: MAX_SCREENSHOT_HEIGHT },
+            })
+          : await page.screenshot({ ...shotOpts, fullPage: true });
+      if (size.height > MAX_SCREENSHOT_HEIGHT) out.screenshotTruncated = true;
+      return buf.toString("base64");
+    }
+    case "pdf": {
+      const o = req.pdf;
+      const buf = await page.pdf({
+        format: o?.format ?? "A4",
+        landscape: o?.landscape ?? false,
+        printBackground: o?.printBackground ?? true,
+        scale: o?.scale ?? 1,
+      });
+      return buf.toString("base64");
+    }
+    case "json":
+      throw new FormatError(
+        "not_configured",
+        "the json format needs an LLM endpoint, which this deployment does not have yet",
+      );
+  }
+}
+
+/** The AI snapshot gives each control a ref that a later act resolves with `aria-ref=`. */
+export async function readControls(
+  page: Page,
+  visibleOnly: boolean,
+  limit: number,
+): Promise<{ controls: Control[]; truncated: boolean }> {
+  const tree = await page.ariaSnapshotJSON({ mode: "ai", boxes: true, timeout: 10_000 });
+  const { controls, total } = controlsFromSnapshot(tree, { visibleOnly, limit });
+  await Promise.all(
+    controls.map(async (c) => {
+      c.selector = await page
+        .locator(`aria-ref=${c.ref}`)
+        .evaluate(cssPathOf, undefined, { timeout: 2000 })
+        .catch(() => undefined);
+    }),
+  );
+  return { controls, truncated: total > controls.length };
+}
+
+export class FormatError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function errorOf(err: unknown): { code: string; message: string } {
+  if (err instanceof FormatError) return { code: err.code, message: err.message };
+  const message = String((err as Error)?.message ?? err)
+    .split("\n")[0]!
+    .slice(0, 500);
+  if (/timeout/i.test(message)) return { code: "timeout", message };
+  if (/not a valid selector|Unexpected token|selector/i.test(message))
+    return { code: "invalid_selector", message };
+  return { code: "render_failed", message };
+}

@@ -1,0 +1,45 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+export function createBrowserMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "fleet_browser_" });
+  return {
+    registry,
+    slotsTotal: new Gauge({
+      name: "fleet_browser_slots",
+      help: "Browser slots (contexts) this worker runs",
+      registers: [registry],
+    }),
+    slotsBusy: new Gauge({
+      name: "fleet_browser_slots_busy",
+      help: "Browser slots busy with a task",
+      registers: [registry],
+    }),
+    tasks: new Counter({
+      name: "fleet_browser_tasks_total",
+      help: "Browser tasks handled, by kind and outcome",
+      labelNames: ["kind", "outcome"],
+      registers: [registry],
+    }),
+    formatDuration: new Histogram({
+      name: "fleet_scrape_format_duration_seconds",
+      help: "Time to render one format of a page",
+      labelNames: ["format", "outcome"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    taskDuration: new Histogram({
+      name: "fleet_browser_task_duration_seconds",
+      help: "Time a browser task held a slot",
+      labelNames: ["kind"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    chromiumRestarts: new Counter({
+      name: "fleet_chromium_restarts_total",
+      help: "Times Chromium died and was relaunched",
+      registers: [registry],
+    }),
+  };
+}
+export type BrowserMetrics = ReturnType<typeof createBrowserMetrics>;

@@ -1,0 +1,153 @@
+import type { ScrapeRequest, ScrapeResponse, TaskReply } from "@browserfleet/contracts";
+import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import { installBlockRules } from "./block-rules.ts";
+import { errorOf, renderFormats } from "./formats/render.ts";
+import type { GuardProxy } from "./guard-proxy.ts";
+
+export class TaskFailure extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ScrapeHooks {
+  onFormat?: (format: string, ms: number, ok: boolean) => void;
+}
+
+export async function newTaskContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
+  const vp = req.viewport;
+  const context = await browser.newContext({
+    viewport: { width: vp?.width ?? 1280, height: vp?.height ?? 720 },
+    deviceScaleFactor: vp?.deviceScaleFactor ?? 1,
+    userAgent: req.request?.userAgent,
+    extraHTTPHeaders: req.request?.headers,
+    httpCredentials: req.request?.auth ? { ...req.request.auth, send: "unauthorized" } : undefined,
+    ignoreHTTPSErrors: false,
+    serviceWorkers: "block",
+    acceptDownloads: false,
+  });
+  if (req.request?.cookies?.length && req.url) {
+    const origin = new URL(req.url);
+    await context.addCookies(
+      req.request.cookies.map((c) => ({
+        ...c,
+        ...(c.domain ? { domain: c.domain, path: c.path ?? "/" } : { url: origin.origin }),
+      })),
+    );
+  }
+  return context;
+}
+
+/** Open the page the request describes and wait for it to be ready. */
+export async function openPage(
+  context: BrowserContext,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+): Promise<{ page: Page; status?: number }> {
+  await installBlockRules(context, req.block);
+  const page = await context.newPage();
+  // Every hop of the main document, redirects included, to explain a refused navigation.
+  const hops: string[] = [];
+  page.on("request", (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) hops.push(r.url());
+  });
+  const refusal = () => hops.map((u) => proxy.refusalFor(u)).find((e) => e !== undefined);
+  const timeout = req.wait?.timeout ?? 30_000;
+  const until = req.wait?.until ?? "load";
+  const started = Date.now();
+  let response: Response | null = null;
+  try {
+    if (req.url) response = await page.goto(req.url, { waitUntil: until, timeout });
+    else await page.setContent(req.html ?? "", { waitUntil: until === "commit" ? "load" : until, timeout });
+  } catch (err) {
+    const refused = refusal();
+    if (refused) throw new TaskFailure("ssrf_blocked", 400, refused.message);
+    const { code, message } = errorOf(err);
+    if (code === "timeout")
+      throw new TaskFailure(
+        "timeout",
+        504,
+        `the page did not finish loading within ${timeout} ms (wait.until=${until})`,
+      );
+    throw new TaskFailure("upstream_failed", 502, `could not load the page: ${message}`);
+  }
+  if (response && (await response.headerValue("x-fleet-blocked"))) {
+    throw new TaskFailure(
+      "ssrf_blocked",
+      400,
+      refusal()?.message ?? `refusing to fetch ${response.url()}: it resolves to a blocked address`,
+    );
+  }
+  if (req.wait?.selector) {
+    const left = Math.max(100, timeout - (Date.now() - started));
+    try {
+      await page.locator(req.wait.selector).first().waitFor({ state: "visible", timeout: left });
+    } catch (err) {
+      const { code, message } = errorOf(err);
+      if (code === "timeout")
+        throw new TaskFailure(
+          "timeout",
+          504,
+          `wait.selector ${req.wait.selector} did not appear within ${timeout} ms`,
+        );
+      throw new TaskFailure("invalid_request", 400, `wait.selector: ${message}`);
+    }
+  }
+  return { page, status: response?.status() };
+}
+
+/** One scrape: fresh context, one navigation, every requested format. */
+export async function runScrape(
+  browser: Browser,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  hooks: ScrapeHooks = {},
+): Promise<TaskReply> {
+  const started = performance.now();
+  let context: BrowserContext | undefined;
+  try {
+    context = await newTaskContext(browser, req);
+    const { page, status } = await openPage(context, proxy, req);
+    const outcome = await renderFormats(page, req, req.formats);
+    for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
+    const title = await page.title().catch(() => undefined);
+    const result: ScrapeResponse = {
+      success: Object.keys(outcome.data).length > 0,
+      data: outcome.data,
+      errors: outcome.errors,
+      metadata: {
+        url: req.url ? page.url() : "about:blank",
+        statusCode: status,
+        title: title || undefined,
+        formats: req.formats,
+        renders: req.formats.length,
+        browserMsUsed: Math.round(performance.now() - started),
+        ms: 0,
+        ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
+        ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
+      },
+    };
+    return { ok: true, result };
+  } catch (err) {
+    if (err instanceof TaskFailure)
+      return { ok: false, error: { code: err.code, message: err.message, status: err.status } };
+    const { message } = errorOf(err);
+    if (/Target.*closed|browser has been closed|crash/i.test(message)) {
+      return {
+        ok: false,
+        error: {
+          code: "browser_crashed",
+          message: `the browser failed while rendering: ${message}`,
+          status: 503,
+        },
+      };
+    }
+    return { ok: false, error: { code: "render_failed", message, status: 502 } };
+  } finally {
+    await context?.close().catch(() => {});
+  }
+}

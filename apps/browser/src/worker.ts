@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import {
+  connectBus,
+  ensureTaskQueue,
+  openWorkersBucket,
+  putWorkerState,
+  type SlotLoops,
+  startSlotLoops,
+} from "@browserfleet/bus";
+import type { BrowserTask, TaskReply } from "@browserfleet/contracts";
+import { parseAllowList } from "@browserfleet/ssrf";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { ChromiumKeeper, findChromium } from "./chromium.ts";
+import { startGuardProxy } from "./guard-proxy.ts";
+import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
+import { runScrape } from "./scrape.ts";
+
+export interface BrowserWorkerOptions {
+  natsUrl: string;
+  slots: number;
+  ackWaitMs: number;
+  queueMax: number;
+  allowPrivate?: string;
+  workerId?: string;
+  /** Serve /metrics on this port; 0 picks a free one, undefined serves none. */
+  metricsPort?: number;
+}
+
+export interface BrowserWorker {
+  workerId: string;
+  metrics: BrowserMetrics;
+  metricsUrl?: string;
+  chromium: ChromiumKeeper;
+  /** Stop taking tasks, finish the held ones, close Chromium and the bus. */
+  stop(): Promise<void>;
+}
+
+export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<BrowserWorker> {
+  const workerId = opts.workerId ?? `browser-${randomUUID().slice(0, 8)}`;
+  const metrics = createBrowserMetrics();
+  const proxy = await startGuardProxy(parseAllowList(opts.allowPrivate));
+  // <-loopback> stops Chromium from bypassing the proxy for loopback addresses.
+  const chromium = new ChromiumKeeper(
+    findChromium()!,
+    [`--proxy-server=${proxy.url}`, "--proxy-bypass-list=<-loopback>"],
+    () => metrics.chromiumRestarts.inc(),
+  );
+  await chromium.browser();
+  const nc: NatsConnection = await connectBus({ servers: opts.natsUrl, name: workerId });
+  await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs });
+  const kv = await openWorkersBucket(nc);
+  metrics.slotsTotal.set(opts.slots);
+
+  let draining = false;
+  const publishState = (busy: number) =>
+    putWorkerState(kv, {
+      workerId,
+      slots: opts.slots,
+      busy,
+      sessions: 0,
+      draining,
+      updatedAt: Date.now(),
+    }).catch(() => {});
+
+  const loops: SlotLoops = startSlotLoops<BrowserTask, TaskReply>(nc, {
+    slots: opts.slots,
+    ackWaitMs: opts.ackWaitMs,
+    maxPayload: nc.info?.max_payload ?? 1024 * 1024,
+    deadlineOf: (t) => t.deadline,
+    onExpired: (t) => metrics.tasks.inc({ kind: t.kind, outcome: "expired" }),
+    onBusy: (busy) => {
+      metrics.slotsBusy.set(busy);
+      void publishState(busy);
+    },
+    tooLarge: (_t, bytes) => ({
+      ok: false,
+      error: {
+        code: "result_too_large",
+        message: `the result is ${bytes} bytes, more than the bus carries; ask for fewer or smaller formats (e.g. no fullPage screenshot)`,
+        status: 502,
+      },
+    }),
+    handle: async (task) => {
+      const end = metrics.taskDuration.startTimer({ kind: task.kind });
+      const browser = await chromium.browser();
+      const reply = await runScrape(browser, proxy, task.request, {
+        onFormat: (format, ms, ok) =>
+          metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
+      });
+      end();
+      metrics.tasks.inc({ kind: task.kind, outcome: reply.ok ? "ok" : reply.error.code });
+      return reply;
+    },
+  });
+  await publishState(0);
+  const heartbeat = setInterval(() => void publishState(loops.busy()), 5000);
+
+  let server: Server | undefined;
+  let metricsUrl: string | undefined;
+  if (opts.metricsPort !== undefined) {
+    server = createServer(async (req, res) => {
+      if (req.url === "/metrics") {
+        res.setHeader("Content-Type", metrics.registry.contentType);
+        res.end(await metrics.registry.metrics());
+      } else if (req.url === "/healthz") {
+        res.statusCode = draining ? 503 : 200;
+        res.end(draining ? "draining" : "ok");
+      } else {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise<void>((r) => server!.listen(opts.metricsPort, "0.0.0.0", r));
+    metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+  }
+
+  return {
+    workerId,
+    metrics,
+    metricsUrl,
+    chromium,
+    async stop() {
+      draining = true;
+      clearInterval(heartbeat);
+      await publishState(loops.busy());
+      await loops.drain();
+      await kv.delete(workerId).catch(() => {});
+      await chromium.close();
+      await proxy.close();
+      await nc.drain().catch(() => {});
+      await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Scrape latency: the same page to markdown through our HTTP API (api → NATS JetStream → browser worker)
+ * against a bare Playwright script on the same Chromium (warm browser, new context per page,
+ * goto + content + turndown), interleaved. Prints medians, the ratio ours/bare, and throughput at
+ * the configured slot count.
+ *
+ *   npm run bench:scrape-latency -- [--rounds 40] [--slots 2]
+ */
+import { parseArgs } from "node:util";
+import { findChromium } from "@browserfleet/browser";
+import { chromium } from "playwright-core";
+import TurndownService from "turndown";
+import { startStack } from "../../test/helpers/stack.ts";
+
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "40" }, slots: { type: "string", default: "2" } },
+});
+const rounds = Number(values.rounds);
+const slots = Number(values.slots);
+
+const stack = await startStack({ slots });
+const page = `${stack.site.url}/article`;
+const browser = await chromium.launch({
+  executablePath: findChromium(),
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" });
+turndown.remove(["script", "style", "noscript"]);
+
+async function ours(): Promise<number> {
+  const t = performance.now();
+  const r = await stack.post("/web/v1/scrape", { url: page });
+  if (r.status !== 200 || !r.body.data.markdown) throw new Error(`scrape failed: ${JSON.stringify(r.body)}`);
+  return performance.now() - t;
+}
+
+async function bare(): Promise<number> {
+  const t = performance.now();
+  const context = await browser.newContext();
+  const p = await context.newPage();
+  await p.goto(page, { waitUntil: "load" });
+  const md = turndown.turndown(await p.content());
+  await context.close();
+  if (!md) throw new Error("bare scrape produced nothing");
+  return performance.now() - t;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
+
+for (let i = 0; i < 5; i++) {
+  await ours();
+  await bare();
+}
+const a: number[] = [];
+const b: number[] = [];
+for (let i = 0; i < rounds; i++) {
+  if (i % 2 === 0) {
+    a.push(await ours());
+    b.push(await bare());
+  } else {
+    b.push(await bare());
+    a.push(await ours());
+  }
+}
+
+const concurrent = slots * 4;
+const total = slots * 20;
+const started = performance.now();
+let next = 0;
+await Promise.all(
+  Array.from({ length: concurrent }, async () => {
+    while (next++ < total) await ours();
+  }),
+);
+const perSecond = total / ((performance.now() - started) / 1000);
+
+console.log(`scrape-latency: ${rounds} interleaved rounds of ${page} to markdown`);
+console.log(
+  `  ours (HTTP → api → JetStream → worker): median ${median(a).toFixed(1)} ms, p95 ${p95(a).toFixed(1)} ms`,
+);
+console.log(
+  `  bare Playwright (same Chromium, warm):   median ${median(b).toFixed(1)} ms, p95 ${p95(b).toFixed(1)} ms`,
+);
+console.log(`  ratio ours/bare at the median: ${(median(a) / median(b)).toFixed(2)}`);
+console.log(
+  `  throughput: ${perSecond.toFixed(1)} scrapes/s with ${slots} slots (${concurrent} concurrent callers, ${total} scrapes)`,
+);
+
+await browser.close();
+await stack.stop();

@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { htmlToMarkdown } from "../src/index.ts";
+
+const baseUrl = "https://example.com/dir/page.html";
+const md = (html: string) => htmlToMarkdown(html, { baseUrl }).markdown;
+
+describe("never-content", () => {
+  it("drops script bodies wherever the script sits", () => {
+    const out = md(`<!doctype html><html><head><script>var secret = 1</script></head>
+      <body><p>Text<script>var secret = 1; fetch("/x")</script></p>
+      <div><script type="application/ld+json">{"secret": "json-ld"}</script></div>
+      <script>var secret = 1</script></body></html>`);
+    assert.equal(out, "Text\n");
+    assert.ok(!out.includes("var secret = 1"));
+    assert.ok(!out.includes("json-ld"));
+  });
+
+  it("keeps nothing from the noise fixture's hidden or non-content parts", () => {
+    const html = readFileSync(join(import.meta.dirname, "golden", "noise.html"), "utf8");
+    const out = htmlToMarkdown(html, { baseUrl }).markdown;
+    for (const text of [
+      "secret",
+      "pwned",
+      "color: red",
+      "meta description",
+      "noscript text",
+      "template text",
+      "svg title",
+      "svg desc",
+      "svg text",
+      "M0 0",
+      "iframe fallback",
+      "object fallback",
+      "canvas fallback",
+      "hidden attribute text",
+      "aria hidden text",
+      "display none text",
+      "visibility hidden text",
+      "closed dialog text",
+      "hidden-token-value",
+      "pixel",
+      "javascript",
+      "data:image",
+      "/empty",
+      "/settings",
+    ]) {
+      assert.ok(!out.includes(text), `output contains ${JSON.stringify(text)}`);
+    }
+  });
+
+  it("keeps hidden=until-found content, which is searchable text", () => {
+    assert.equal(md(`<div hidden="until-found">Accordion body</div>`), "Accordion body\n");
+  });
+});
+
+describe("links and images", () => {
+  it("unwraps javascript: links however they are spelled", () => {
+    assert.equal(
+      md(
+        `<p><a href="javascript:go()">a</a> <a href=" JavaScript:go()">b</a> <a href="java&#x0A;script:go()">c</a></p>`,
+      ),
+      "a b c\n",
+    );
+  });
+
+  it("resolves against <base href>, itself relative to the page", () => {
+    assert.equal(
+      md(`<html><head><base href="../assets/"></head><body><a href="x.html">x</a></body></html>`),
+      "[x](https://example.com/assets/x.html)\n",
+    );
+  });
+
+  it("ignores srcset and drops images without a usable src", () => {
+    assert.equal(
+      md(
+        `<p><img src="a.png" srcset="a-2x.png 2x" alt="A"><img srcset="b.png 1x" alt="B"><img src="blob:https://example.com/1" alt="C"></p>`,
+      ),
+      "![A](https://example.com/dir/a.png)\n",
+    );
+  });
+
+  it("flattens block content inside a link onto one line", () => {
+    assert.equal(
+      md(`<a href="/post"><div><h3>Title</h3><p>Teaser</p></div></a>`),
+      "[Title Teaser](https://example.com/post)\n",
+    );
+  });
+
+  it("leaves relative links as text when the base URL is unusable", () => {
+    assert.equal(
+      htmlToMarkdown(`<a href="/rel">rel</a> <a href="https://abs.example/x">abs</a>`, {
+        baseUrl: "not a url",
+      }).markdown,
+      "rel [abs](https://abs.example/x)\n",
+    );
+  });
+});
+
+describe("code", () => {
+  it("fences with more backticks than any run inside, wherever it is", () => {
+    assert.equal(md("<pre><code>a ```` b</code></pre>"), "`````\na ```` b\n`````\n");
+  });
+
+  it("keeps blank lines inside code while collapsing them elsewhere", () => {
+    assert.equal(md("<p>a</p><br><br><br><p>b</p><pre>x\n\n\n\ny</pre>"), "a\n\nb\n\n```\nx\n\n\n\ny\n```\n");
+  });
+
+  it("tracks fences that open a list item or sit in a blockquote", () => {
+    assert.equal(
+      md("<ul><li><pre><code class='language-js'>a\n\n\nb</code></pre></li></ul><p>x</p><br><br><p>y</p>"),
+      "- ```js\n  a\n\n\n  b\n  ```\n\nx\n\ny\n",
+    );
+    assert.equal(
+      md("<blockquote><pre>q1\n\n\nq2</pre></blockquote><p>x</p>"),
+      "> ```\n> q1\n>\n>\n> q2\n> ```\n\nx\n",
+    );
+  });
+
+  it("takes the language from lang-* on <pre> and keeps the code verbatim", () => {
+    assert.equal(
+      md(`<pre class="lang-go"><code>if a &lt; b {\n\treturn\n}</code></pre>`),
+      "```go\nif a < b {\n\treturn\n}\n```\n",
+    );
+  });
+});
+
+describe("output normalization", () => {
+  it("turns non-breaking spaces into spaces and trims trailing whitespace", () => {
+    assert.equal(md("<p>a&nbsp;&nbsp;b&nbsp;</p><p>c\u00a0d</p>"), "a b\n\nc d\n");
+  });
+
+  it("never has two blank lines in a row and ends with a single newline", () => {
+    const out = md(`<div><p>a</p></div><div></div><div><br></div><section><p>b</p></section>
+      <ul><li><p>c</p></li></ul>`);
+    assert.ok(!/\n\n\n/.test(out));
+    assert.ok(!/[ \t]$/m.test(out));
+    assert.ok(out.endsWith("\n") && !out.endsWith("\n\n"));
+  });
+
+  it("does not escape mid-sentence text the parser split at an entity", () => {
+    assert.equal(md("<p>&lt;tag&gt; a &amp;- b</p>"), "<tag> a &- b\n");
+  });
+
+  it("returns empty markdown for empty or content-free input", () => {
+    assert.deepEqual(htmlToMarkdown("", { baseUrl }), { markdown: "" });
+    assert.deepEqual(htmlToMarkdown("<html><body><script>x()</script></body></html>", { baseUrl }), {
+      markdown: "",
+    });
+  });
+
+  it("accepts fragments without <html>/<body>", () => {
+    assert.equal(md("Hello <b>world</b><p>para</p>"), "Hello **world**\n\npara\n");
+  });
+});
+
+describe("title", () => {
+  it("is the trimmed <title>, not an SVG <title>", () => {
+    const result = htmlToMarkdown(
+      `<html><head><title>
+        Page   title </title></head><body><svg><title>icon</title></svg><h1>Heading</h1></body></html>`,
+      { baseUrl },
+    );
+    assert.equal(result.title, "Page title");
+  });
+
+  it("falls back to the first visible <h1>", () => {
+    const result = htmlToMarkdown(`<h1 hidden>Hidden</h1><h1>First&nbsp;<em>one</em></h1><h1>Second</h1>`, {
+      baseUrl,
+    });
+    assert.equal(result.title, "First one");
+  });
+
+  it("is absent when there is neither", () => {
+    assert.equal("title" in htmlToMarkdown("<p>x</p>", { baseUrl }), false);
+  });
+});
+
+describe("performance", () => {
+  it("converts a ~1.5 MB page without super-linear blow-ups", () => {
+    const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor".split(" ");
+    const text = (i: number, n: number) =>
+      Array.from({ length: n }, (_, k) => words[(i + k) % words.length]).join(" ");
+    const icon = `<svg viewBox="0 0 16 16"><path d="M8 0C3.58 0 0 3.58 0 8"></path></svg>`;
+    const row = (i: number) =>
+      `<tr><td><a href="/x/${i}">${text(i, 2)}</a></td><td>${i}</td><td>${text(i, 6)}</td></tr>`;
+    let body = `<script>window.__DATA__=${JSON.stringify(Array.from({ length: 2000 }, (_, i) => text(i, 8)))}</script>`;
+    for (let s = 0; body.length < 1_500_000; s++) {
+      body += `<h2>${text(s, 3)} ${icon}</h2>`;
+      for (let p = 0; p < 6; p++) {
+        body += `<p>${text(s + p, 20)} <a href="/wiki/${s}_${p}">${text(p, 2)}</a> <b>${text(s, 2)}</b> ${text(p, 25)}.</p>`;
+      }
+      body += `<ul>${Array.from({ length: 5 }, (_, i) => `<li>${text(i, 8)} <code>x_${i}</code></li>`).join("")}</ul>`;
+      if (s % 5 === 0)
+        body += `<pre><code class="language-py">${"def f(x):\n    return x * 2\n".repeat(8)}</code></pre>`;
+      if (s % 15 === 0)
+        body += `<table><tr><th>a</th><th>b</th><th>c</th></tr>${Array.from({ length: 60 }, (_, i) => row(i)).join("")}</table>`;
+    }
+    const html = `<!doctype html><html><head><title>Big</title></head><body><main>${body}</main></body></html>`;
+
+    htmlToMarkdown(html, { baseUrl }); // warm-up
+    const started = performance.now();
+    const { markdown } = htmlToMarkdown(html, { baseUrl });
+    const elapsed = performance.now() - started;
+    assert.ok(markdown.length > 500_000);
+    // Typically a few hundred ms; the bound only catches pathological slow-downs
+    // without flaking on a loaded CI machine.
+    assert.ok(elapsed < 5000, `took ${Math.round(elapsed)} ms`);
+  });
+});

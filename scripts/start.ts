@@ -1,0 +1,54 @@
+/**
+ * `npm start`: the whole service on one machine. A local nats-server with JetStream (unless NATS_URL is set),
+ * one browser worker with system Chromium, and the api, in one process tree.
+ */
+import { resolve } from "node:path";
+import { startApi } from "@browserfleet/api";
+import { ChromiumMissingError, findChromium, startBrowserWorker } from "@browserfleet/browser";
+import { type LocalNats, MissingBinaryError, startLocalNats } from "@browserfleet/bus";
+import { loadConfig } from "@browserfleet/config";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  findChromium();
+  let nats: LocalNats | undefined;
+  let natsUrl = config.NATS_URL;
+  if (!natsUrl) {
+    nats = await startLocalNats({ dataDir: resolve(config.DATA_DIR, "nats") });
+    natsUrl = nats.url;
+    console.log(`nats-server with JetStream on ${natsUrl} (data in ${resolve(config.DATA_DIR, "nats")})`);
+  }
+  const worker = await startBrowserWorker({
+    natsUrl,
+    slots: config.BROWSER_SLOTS,
+    ackWaitMs: config.TASK_ACK_WAIT_MS,
+    queueMax: config.TASK_QUEUE_MAX,
+    allowPrivate: config.FLEET_ALLOW_PRIVATE,
+    workerId: config.WORKER_ID,
+    metricsPort: config.BROWSER_METRICS_PORT,
+  });
+  console.log(
+    `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
+  );
+  const api = await startApi({ ...config, NATS_URL: natsUrl });
+  console.log(`Browserfleet api on http://${config.HOST}:${api.port} (try GET /web/v1/scrape)`);
+
+  let stopping = false;
+  const stop = async (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${sig}: shutting down`);
+    await api.close();
+    await worker.stop();
+    await nats?.stop();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((err) => {
+  if (err instanceof ChromiumMissingError || err instanceof MissingBinaryError) console.error(err.message);
+  else console.error(`failed to start: ${(err as Error).stack ?? err}`);
+  process.exit(1);
+});
