@@ -78,7 +78,6 @@ export function describeElements(els: Element[], max: number): ElementMatch[] {
     const html = el.outerHTML;
     return {
       // innerText, not textContent: the text as rendered, without hidden parts.
-      // biome-ignore lint/performance/useDomNodeTextContent: rendered text is the point
       text: ((el as HTMLElement).innerText ?? el.textContent ?? "").trim(),
       html: html.length > 20_000 ? `${html.slice(0, 20_000)}…` : html,
       attributes,
