@@ -4,7 +4,12 @@
  */
 import { resolve } from "node:path";
 import { startApi } from "@browserfleet/api";
-import { ChromiumMissingError, findChromium, startBrowserWorker } from "@browserfleet/browser";
+import {
+  ChromiumMissingError,
+  findChromium,
+  startBrowserWorker,
+  workerOptionsFrom,
+} from "@browserfleet/browser";
 import { type LocalNats, MissingBinaryError, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 
@@ -18,15 +23,7 @@ async function main(): Promise<void> {
     natsUrl = nats.url;
     console.log(`nats-server with JetStream on ${natsUrl} (data in ${resolve(config.DATA_DIR, "nats")})`);
   }
-  const worker = await startBrowserWorker({
-    natsUrl,
-    slots: config.BROWSER_SLOTS,
-    ackWaitMs: config.TASK_ACK_WAIT_MS,
-    queueMax: config.TASK_QUEUE_MAX,
-    allowPrivate: config.FLEET_ALLOW_PRIVATE,
-    workerId: config.WORKER_ID,
-    metricsPort: config.BROWSER_METRICS_PORT,
-  });
+  const worker = await startBrowserWorker(workerOptionsFrom(config, natsUrl));
   console.log(
     `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
   );

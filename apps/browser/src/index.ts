@@ -1,2 +1,7 @@
 export { ChromiumMissingError, findChromium } from "./chromium.ts";
-export { type BrowserWorker, type BrowserWorkerOptions, startBrowserWorker } from "./worker.ts";
+export {
+  type BrowserWorker,
+  type BrowserWorkerOptions,
+  startBrowserWorker,
+  workerOptionsFrom,
+} from "./worker.ts";

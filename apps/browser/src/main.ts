@@ -1,5 +1,5 @@
 import { loadConfig } from "@browserfleet/config";
-import { startBrowserWorker } from "./worker.ts";
+import { startBrowserWorker, workerOptionsFrom } from "./worker.ts";
 
 const config = loadConfig();
 if (!config.NATS_URL) {
@@ -9,15 +9,7 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 try {
-  const worker = await startBrowserWorker({
-    natsUrl: config.NATS_URL,
-    slots: config.BROWSER_SLOTS,
-    ackWaitMs: config.TASK_ACK_WAIT_MS,
-    queueMax: config.TASK_QUEUE_MAX,
-    allowPrivate: config.FLEET_ALLOW_PRIVATE,
-    workerId: config.WORKER_ID,
-    metricsPort: config.BROWSER_METRICS_PORT,
-  });
+  const worker = await startBrowserWorker(workerOptionsFrom(config, config.NATS_URL));
   console.log(
     `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
   );

@@ -8,6 +8,7 @@ import {
   type SlotLoops,
   startSlotLoops,
 } from "@browserfleet/bus";
+import type { Config } from "@browserfleet/config";
 import type { BrowserTask, TaskReply } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -25,6 +26,18 @@ export interface BrowserWorkerOptions {
   workerId?: string;
   /** Serve /metrics on this port; 0 picks a free one, undefined serves none. */
   metricsPort?: number;
+}
+
+export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorkerOptions {
+  return {
+    natsUrl,
+    slots: config.BROWSER_SLOTS,
+    ackWaitMs: config.TASK_ACK_WAIT_MS,
+    queueMax: config.TASK_QUEUE_MAX,
+    allowPrivate: config.FLEET_ALLOW_PRIVATE,
+    workerId: config.WORKER_ID,
+    metricsPort: config.BROWSER_METRICS_PORT,
+  };
 }
 
 export interface BrowserWorker {
