@@ -1,0 +1,4 @@
+export * from "./connect.ts";
+export * from "./local-postgres.ts";
+export * from "./migrate.ts";
+export * as schema from "./schema.ts";

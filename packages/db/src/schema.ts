@@ -1,0 +1,201 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/** Money is integer micro-dollars: 1 = $0.000001 = one atomic unit of USDC (6 decimals). */
+const micros = (name: string) => bigint(name, { mode: "number" });
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const accounts = pgTable(
+  "accounts",
+  {
+    id: text("id").primaryKey(),
+    name: text("name"),
+    /** Spendable balance; holds are already taken out of it. */
+    balanceMicros: micros("balance_micros").notNull().default(0),
+    createdAt: at("created_at").notNull().defaultNow(),
+  },
+  (t) => [check("balance_not_negative", sql`${t.balanceMicros} >= 0`)],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** The first characters of the key, shown in listings so a person can tell keys apart. */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 of the whole key; the key itself is never stored. */
+    hash: text("hash").notNull(),
+    label: text("label"),
+    createdAt: at("created_at").notNull().defaultNow(),
+    revokedAt: at("revoked_at"),
+    lastUsedAt: at("last_used_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash").on(t.hash), index("api_keys_account").on(t.accountId)],
+);
+
+/**
+ * A hold reserves a call's quote out of the balance before the work; the call then captures what ran
+ * and refunds the rest. An open hold whose call died is released by the reaper.
+ */
+export const holds = pgTable(
+  "holds",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    route: text("route").notNull(),
+    requestId: text("request_id"),
+    amountMicros: micros("amount_micros").notNull(),
+    capturedMicros: micros("captured_micros").notNull().default(0),
+    refundedMicros: micros("refunded_micros").notNull().default(0),
+    status: text("status", { enum: ["open", "closed"] })
+      .notNull()
+      .default("open"),
+    createdAt: at("created_at").notNull().defaultNow(),
+    expiresAt: at("expires_at").notNull(),
+    closedAt: at("closed_at"),
+  },
+  (t) => [
+    index("holds_open").on(t.status, t.expiresAt),
+    check("hold_within_amount", sql`${t.capturedMicros} + ${t.refundedMicros} <= ${t.amountMicros}`),
+  ],
+);
+
+/**
+ * Every balance change is a row. `amountMicros` is the change to the spendable balance, `heldMicros` the
+ * change to money held for calls in flight: a hold is (-q, +q), a capture (0, -c), a refund (+r, -r).
+ * So the sum of amountMicros over an account is its balance, and the sum of heldMicros what is in flight.
+ */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    accountId: text("account_id").references(() => accounts.id),
+    kind: text("kind", {
+      enum: ["topup", "hold", "capture", "refund", "wallet_payment", "adjustment"],
+    }).notNull(),
+    amountMicros: micros("amount_micros").notNull(),
+    heldMicros: micros("held_micros").notNull().default(0),
+    balanceAfterMicros: micros("balance_after_micros"),
+    holdId: text("hold_id"),
+    route: text("route"),
+    requestId: text("request_id"),
+    /** Wallet payments: who paid, on which network, the transaction, and the authorization nonce. */
+    payer: text("payer"),
+    network: text("network"),
+    reference: text("reference"),
+    note: text("note"),
+    createdAt: at("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("ledger_account_time").on(t.accountId, t.id)],
+);
+
+/**
+ * A wallet payment is reserved by its authorization nonce before the work runs, so a replayed signature
+ * can never run work twice; the row is settled after the work, or deleted when the work failed.
+ */
+export const walletPayments = pgTable(
+  "wallet_payments",
+  {
+    id: text("id").primaryKey(),
+    network: text("network").notNull(),
+    asset: text("asset").notNull(),
+    nonce: text("nonce").notNull(),
+    payer: text("payer").notNull(),
+    amountMicros: micros("amount_micros").notNull(),
+    route: text("route").notNull(),
+    requestId: text("request_id"),
+    status: text("status", { enum: ["pending", "settled"] })
+      .notNull()
+      .default("pending"),
+    transaction: text("transaction"),
+    createdAt: at("created_at").notNull().defaultNow(),
+    settledAt: at("settled_at"),
+  },
+  (t) => [uniqueIndex("wallet_payments_nonce").on(t.network, t.asset, t.nonce)],
+);
+
+/** One row per priced call, whoever paid: the source of the usage view and of per-route metrics. */
+export const usage = pgTable(
+  "usage",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    accountId: text("account_id").references(() => accounts.id),
+    payer: text("payer"),
+    client: text("client"),
+    route: text("route").notNull(),
+    status: integer("status").notNull(),
+    priceMicros: micros("price_micros").notNull().default(0),
+    requestId: text("request_id"),
+    ms: integer("ms"),
+    createdAt: at("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("usage_account_time").on(t.accountId, t.createdAt)],
+);
+
+/** Keyless allowance: one counter per client and bucket (e.g. `scrape:2026-11-22`, `session:ever`). */
+export const allowanceCounters = pgTable(
+  "allowance_counters",
+  {
+    client: text("client").notNull(),
+    bucket: text("bucket").notNull(),
+    count: integer("count").notNull().default(0),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.client, t.bucket] })],
+);
+
+/** The shared render cache: one row per URL, format and every option that changes that format's output. */
+export const cacheEntries = pgTable(
+  "cache_entries",
+  {
+    key: text("key").primaryKey(),
+    url: text("url").notNull(),
+    format: text("format").notNull(),
+    /** The format's JSON value as the scrape response carries it. */
+    body: jsonb("body").notNull(),
+    title: text("title"),
+    bytes: integer("bytes").notNull(),
+    renderedAt: at("rendered_at").notNull(),
+    expiresAt: at("expires_at").notNull(),
+  },
+  (t) => [index("cache_expires").on(t.expiresAt)],
+);
+
+/** Live and recent browser sessions (the session routes fill these rows). */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").references(() => accounts.id),
+    payer: text("payer"),
+    client: text("client"),
+    workerId: text("worker_id"),
+    url: text("url"),
+    status: text("status").notNull(),
+    openedAt: at("opened_at").notNull().defaultNow(),
+    lastActiveAt: at("last_active_at"),
+    closedAt: at("closed_at"),
+    closeReason: text("close_reason"),
+    billedMinutes: integer("billed_minutes").notNull().default(1),
+    chargedMicros: micros("charged_micros").notNull().default(0),
+    actions: integer("actions").notNull().default(0),
+  },
+  (t) => [index("sessions_account_time").on(t.accountId, t.openedAt)],
+);

@@ -1,0 +1,3 @@
+export * from "./prices.ts";
+export * from "./quote.ts";
+export * from "./rules.ts";

@@ -1,0 +1,50 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "@browserfleet/bus";
+import { connectDb, type Database, migrateDb, startLocalPostgres } from "@browserfleet/db";
+
+export interface TestPostgres {
+  url: string;
+  database: Database;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real, throwaway PostgreSQL for a test file: `DATABASE_URL` if the environment gives one (each call
+ * gets its own fresh schema-less database there), else an embedded server in a temporary folder.
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const external = process.env.TEST_DATABASE_URL;
+  if (external) {
+    const admin = connectDb(external, { max: 1 });
+    const name = `fleet_test_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    await admin.sql.unsafe(`create database ${name}`);
+    const url = new URL(external);
+    url.pathname = `/${name}`;
+    await migrateDb(url.href);
+    const database = connectDb(url.href);
+    return {
+      url: url.href,
+      database,
+      async stop() {
+        await database.close();
+        await admin.sql.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.close();
+      },
+    };
+  }
+  const dir = await mkdtemp(join(tmpdir(), "fleet-pg-"));
+  const pg = await startLocalPostgres({ dataDir: join(dir, "pg"), port: await freePort(), ephemeral: true });
+  await migrateDb(pg.url);
+  const database = connectDb(pg.url);
+  return {
+    url: pg.url,
+    database,
+    async stop() {
+      await database.close();
+      await pg.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
