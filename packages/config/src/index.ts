@@ -16,6 +16,35 @@ export const configSchema = z.object({
   MAX_BODY_BYTES: intFrom(10 * 1024 * 1024, 1024),
   FLEET_ALLOW_PRIVATE: z.string().optional(),
   WORKER_ID: z.string().optional(),
+
+  /** Postgres; without it `npm start` runs an embedded PostgreSQL with its data in DATA_DIR/postgres. */
+  DATABASE_URL: z.string().optional(),
+  POSTGRES_PORT: intFrom(54329, 1),
+
+  /** Render cache (maxAge): how long rows are kept at most, and the largest value stored. */
+  CACHE_RETENTION_MS: intFrom(7 * 24 * 3600_000, 1000),
+  CACHE_MAX_ENTRY_BYTES: intFrom(8 * 1024 * 1024, 1024),
+  /** `shared` (the spec: one cache for every caller) or `account` (entries only serve the caller who paid for them). */
+  CACHE_SCOPE: z.enum(["shared", "account"]).default("shared"),
+
+  /** Rate limits per minute: priced calls per key or per keyless client, and reads (GET, polls, closes). */
+  RATE_LIMIT_PER_MINUTE: intFrom(600, 1),
+  RATE_LIMIT_KEYLESS_PER_MINUTE: intFrom(60, 1),
+  RATE_LIMIT_READ_PER_MINUTE: intFrom(3000, 1),
+  /** How many reverse-proxy hops in front of the api to trust for the client address (X-Forwarded-For). */
+  TRUSTED_PROXY_HOPS: intFrom(0),
+
+  /** x402 wallet payments (protocol v2). Without X402_PAY_TO, wallet payments are off and keyless calls get 401. */
+  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  X402_NETWORK: z.string().regex(/^[a-z0-9-]+:[\w-]+$/).default("eip155:8453"),
+  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/).default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+  X402_ASSET_NAME: z.string().default("USD Coin"),
+  X402_ASSET_VERSION: z.string().default("2"),
+  X402_MAX_TIMEOUT_SECONDS: intFrom(300, 10),
+  /** Settle through a facilitator at this URL, or self-hosted with a signer key and an RPC URL. */
+  X402_FACILITATOR_URL: z.string().url().optional(),
+  X402_FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  X402_RPC_URL: z.string().url().optional(),
 });
 export type Config = z.infer<typeof configSchema>;
 

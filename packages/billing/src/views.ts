@@ -1,0 +1,55 @@
+import { type Db, schema } from "@browserfleet/db";
+import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
+
+const { ledgerEntries, usage, sessions } = schema;
+
+/** Calls and spend per route and UTC day, newest day first. */
+export async function usageByDay(db: Db, accountId: string, days: number) {
+  const since = new Date(Date.now() - days * 86_400_000);
+  const day = sql<string>`to_char(${usage.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows = await db
+    .select({
+      day,
+      route: usage.route,
+      calls: sql<number>`count(*)::int`,
+      failed: sql<number>`(count(*) filter (where ${usage.status} >= 400))::int`,
+      spentMicros: sql<number>`coalesce(sum(${usage.priceMicros}), 0)::bigint`,
+    })
+    .from(usage)
+    .where(and(eq(usage.accountId, accountId), gte(usage.createdAt, since)))
+    .groupBy(day, usage.route)
+    .orderBy(desc(day), usage.route);
+  return rows.map((r) => ({ ...r, spentMicros: Number(r.spentMicros) }));
+}
+
+/** The ledger, newest first, paginated by an opaque cursor (the last id seen). */
+export async function transactions(db: Db, accountId: string, opts: { limit: number; before?: number }) {
+  const rows = await db
+    .select()
+    .from(ledgerEntries)
+    .where(
+      and(
+        eq(ledgerEntries.accountId, accountId),
+        opts.before !== undefined ? lt(ledgerEntries.id, opts.before) : undefined,
+      ),
+    )
+    .orderBy(desc(ledgerEntries.id))
+    .limit(opts.limit + 1);
+  const page = rows.slice(0, opts.limit);
+  const last = page.at(-1);
+  return { entries: page, next: rows.length > opts.limit && last ? last.id : undefined };
+}
+
+export async function accountSessions(db: Db, accountId: string, opts: { limit: number; before?: Date }) {
+  const rows = await db
+    .select()
+    .from(sessions)
+    .where(
+      and(eq(sessions.accountId, accountId), opts.before ? lt(sessions.openedAt, opts.before) : undefined),
+    )
+    .orderBy(desc(sessions.openedAt))
+    .limit(opts.limit + 1);
+  const page = rows.slice(0, opts.limit);
+  const last = page.at(-1);
+  return { sessions: page, next: rows.length > opts.limit && last ? last.openedAt : undefined };
+}

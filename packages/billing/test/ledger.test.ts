@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { schema } from "@browserfleet/db";
+import { eq, sql } from "drizzle-orm";
+import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
+import {
+  captureFromHold,
+  claimWalletPayment,
+  createAccount,
+  findKey,
+  getAccount,
+  issueKey,
+  placeHold,
+  reapExpiredHolds,
+  recordWalletSettlement,
+  releaseWalletPayment,
+  revokeKey,
+  settleHold,
+  topUp,
+  transactions,
+} from "../src/index.ts";
+
+let pg: TestPostgres;
+before(async () => {
+  pg = await startTestPostgres();
+});
+after(async () => {
+  await pg?.stop();
+});
+
+const db = () => pg.database.db;
+
+async function ledgerSum(accountId: string) {
+  const [row] = await db()
+    .select({
+      amount: sql<string>`coalesce(sum(${schema.ledgerEntries.amountMicros}), 0)`,
+      held: sql<string>`coalesce(sum(${schema.ledgerEntries.heldMicros}), 0)`,
+    })
+    .from(schema.ledgerEntries)
+    .where(eq(schema.ledgerEntries.accountId, accountId));
+  return { amount: Number(row?.amount), held: Number(row?.held) };
+}
+
+test("a key is shown once and only its hash is stored; revoked keys are told apart from unknown ones", async () => {
+  const { accountId } = await createAccount(db(), { name: "keys" });
+  const issued = await issueKey(db(), accountId, "ci");
+  assert.match(issued.key, /^bf_live_[0-9A-Za-z]{32}$/);
+  const stored = await pg.database.sql`select * from api_keys where id = ${issued.keyId}`;
+  assert.equal(JSON.stringify(stored).includes(issued.key), false, "the key must not be stored");
+  assert.deepEqual(await findKey(db(), issued.key), {
+    status: "ok",
+    keyId: issued.keyId,
+    accountId,
+    prefix: issued.prefix,
+  });
+  assert.equal((await findKey(db(), `${issued.key.slice(0, -1)}x`)).status, "unknown");
+  assert.equal(await revokeKey(db(), issued.keyId), true);
+  assert.equal(await revokeKey(db(), issued.keyId), false);
+  assert.equal((await findKey(db(), issued.key)).status, "revoked");
+});
+
+test("hold, capture part, refund the rest: the balance and the ledger agree", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 10_000 });
+  const hold = await placeHold(db(), { accountId, micros: 3_000, route: "scrape", ttlMs: 60_000 });
+  assert.ok(hold.ok);
+  assert.equal(hold.balanceMicros, 7_000);
+  const s = await settleHold(db(), hold.holdId, 2_000);
+  assert.deepEqual(s, { capturedMicros: 2_000, refundedMicros: 1_000 });
+  assert.equal(await settleHold(db(), hold.holdId, 3_000), undefined, "a second settle changes nothing");
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 8_000);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 8_000, held: 0 });
+  const kinds = (await transactions(db(), accountId, { limit: 10 })).entries.map((e) => e.kind);
+  assert.deepEqual(kinds, ["refund", "capture", "hold", "topup"]);
+});
+
+test("a failed call is refunded in full, and a capture never exceeds its hold", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 5_000 });
+  const h1 = await placeHold(db(), { accountId, micros: 5_000, route: "scrape", ttlMs: 60_000 });
+  assert.ok(h1.ok);
+  await settleHold(db(), h1.holdId, 0);
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 5_000);
+  const h2 = await placeHold(db(), { accountId, micros: 1_000, route: "crawl", ttlMs: 60_000 });
+  assert.ok(h2.ok);
+  assert.equal(await captureFromHold(db(), h2.holdId, 600), 600);
+  assert.equal(await captureFromHold(db(), h2.holdId, 600), 400, "only what is left of the hold");
+  assert.deepEqual(await settleHold(db(), h2.holdId, 0), { capturedMicros: 1_000, refundedMicros: 0 });
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 4_000);
+});
+
+test("200 concurrent holds on a balance that covers 37 of them: exactly 37 succeed, never below zero", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 37_000 + 500 });
+  const results = await Promise.all(
+    Array.from({ length: 200 }, () =>
+      placeHold(db(), { accountId, micros: 1_000, route: "scrape", ttlMs: 60_000 }),
+    ),
+  );
+  const won = results.filter((r) => r.ok);
+  assert.equal(won.length, 37);
+  await Promise.all(won.map((r) => r.ok && settleHold(db(), r.holdId, 1_000)));
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 500);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 500, held: 0 });
+});
+
+test("the reaper refunds holds whose call died, and only those", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 10_000 });
+  const dead = await placeHold(db(), { accountId, micros: 4_000, route: "scrape", ttlMs: 1 });
+  const live = await placeHold(db(), { accountId, micros: 1_000, route: "scrape", ttlMs: 60_000 });
+  assert.ok(dead.ok && live.ok);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok((await reapExpiredHolds(db())) >= 1);
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 9_000);
+  assert.equal(
+    await settleHold(db(), dead.holdId, 4_000),
+    undefined,
+    "a late capture of a reaped hold is ignored",
+  );
+});
+
+test("top-ups must be positive", async () => {
+  const { accountId } = await createAccount(db());
+  await assert.rejects(topUp(db(), accountId, 0), /positive/);
+  assert.equal(await topUp(db(), accountId, 2_500_000), 2_500_000);
+});
+
+test("a wallet payment nonce can be claimed once; a released claim can be claimed again, a settled one never", async () => {
+  const claim = {
+    network: "eip155:8453",
+    asset: "0xabc",
+    nonce: "0x01",
+    payer: "0xp",
+    amountMicros: 1_000,
+    route: "scrape",
+  };
+  const first = await claimWalletPayment(db(), claim);
+  assert.ok(first);
+  assert.equal(await claimWalletPayment(db(), claim), undefined);
+  await releaseWalletPayment(db(), first);
+  const again = await claimWalletPayment(db(), claim);
+  assert.ok(again);
+  await recordWalletSettlement(db(), again, "0xtx");
+  await releaseWalletPayment(db(), again);
+  assert.equal(await claimWalletPayment(db(), claim), undefined);
+  const rows = await pg.database
+    .sql`select * from ledger_entries where kind = 'wallet_payment' and reference = '0xtx'`;
+  assert.equal(rows.length, 1);
+  assert.equal(Number(rows[0]?.amount_micros), 1_000);
+});
