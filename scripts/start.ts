@@ -12,6 +12,7 @@ import {
 } from "@browserfleet/browser";
 import { type LocalNats, MissingBinaryError, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
+import { locateDatabase } from "@browserfleet/db";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,11 +24,13 @@ async function main(): Promise<void> {
     natsUrl = nats.url;
     console.log(`nats-server with JetStream on ${natsUrl} (data in ${resolve(config.DATA_DIR, "nats")})`);
   }
+  const database = await locateDatabase(config);
+  console.log(database.describe);
   const worker = await startBrowserWorker(workerOptionsFrom(config, natsUrl));
   console.log(
     `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
   );
-  const api = await startApi({ ...config, NATS_URL: natsUrl });
+  const api = await startApi({ ...config, NATS_URL: natsUrl, DATABASE_URL: database.url });
   console.log(`Browserfleet api on http://${config.HOST}:${api.port} (try GET /web/v1/scrape)`);
 
   let stopping = false;
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
     await api.close();
     await worker.stop();
     await nats?.stop();
+    await database.stop();
     process.exit(0);
   };
   process.once("SIGINT", () => void stop("SIGINT"));

@@ -2,17 +2,32 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningApi, startApi } from "@browserfleet/api";
+import { createAccount, issueKey } from "@browserfleet/billing";
 import { type BrowserWorker, startBrowserWorker } from "@browserfleet/browser";
 import { type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
+import { startTestPostgres, type TestPostgres } from "./postgres.ts";
 
 export interface Stack {
   api: RunningApi;
   worker: BrowserWorker;
   nats: LocalNats;
+  pg: TestPostgres;
   site: FixtureSite;
+  /** A funded account ($100) whose key `post` sends by default. */
+  key: string;
+  accountId: string;
+  /** Make another funded account and key, with a balance in micro-dollars. */
+  newKey(balanceMicros: number): Promise<{ key: string; accountId: string }>;
+  /** POST with the default key; pass an `authorization` header to replace it, or use postKeyless. */
   post(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+  postKeyless(
     path: string,
     body: unknown,
     headers?: Record<string, string>,
@@ -27,7 +42,7 @@ export async function startStack(
 ): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "fleet-e2e-"));
   const site = await startFixtureSite();
-  const nats = await startLocalNats({ dataDir: join(dir, "nats") });
+  const [nats, pg] = await Promise.all([startLocalNats({ dataDir: join(dir, "nats") }), startTestPostgres()]);
   const allowPrivate = "allowPrivate" in opts ? opts.allowPrivate : "127.0.0.1/32";
   const worker = await startBrowserWorker({
     natsUrl: nats.url,
@@ -43,29 +58,42 @@ export async function startStack(
     ...(allowPrivate ? { FLEET_ALLOW_PRIVATE: allowPrivate } : {}),
     ...opts.env,
   });
-  const api = await startApi({ ...config, NATS_URL: nats.url });
+  const api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
+  const newKey = async (balanceMicros: number) => {
+    const { accountId } = await createAccount(pg.database.db, { balanceMicros });
+    const { key } = await issueKey(pg.database.db, accountId, "e2e");
+    return { key, accountId };
+  };
+  const main = await newKey(100_000_000);
+  const send = async (path: string, body: unknown, headers: Record<string, string>) => {
+    const res = await fetch(api.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
   return {
     api,
     worker,
     nats,
+    pg,
     site,
-    async post(path, body, headers = {}) {
-      const res = await fetch(api.url + path, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...headers },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {}
-      return { status: res.status, body: parsed, headers: res.headers };
-    },
+    key: main.key,
+    accountId: main.accountId,
+    newKey,
+    post: (path, body, headers = {}) => send(path, body, { authorization: `Bearer ${main.key}`, ...headers }),
+    postKeyless: (path, body, headers = {}) => send(path, body, headers),
     async stop() {
       await api.close();
       await worker.stop();
       await nats.stop();
+      await pg.stop();
       await site.close();
       await rm(dir, { recursive: true, force: true });
     },

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler, Router } from "express";
+import { identify } from "./billing/identify.ts";
 import type { ApiContext } from "./context.ts";
 import { ApiError, errorHandler, notFound } from "./errors.ts";
+import { rateLimits } from "./rate-limit.ts";
+import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountPending } from "./routes/pending.ts";
 import { mountScrape } from "./routes/scrape.ts";
@@ -62,6 +65,21 @@ export function createApp(ctx: ApiContext): Express {
   // Agents often forget the Content-Type: every body is read as JSON.
   app.use(express.json({ limit: ctx.config.MAX_BODY_BYTES, type: () => true, strict: true }));
 
+  const limits = rateLimits({
+    perMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
+    keylessPerMinute: ctx.config.RATE_LIMIT_KEYLESS_PER_MINUTE,
+    readPerMinute: ctx.config.RATE_LIMIT_READ_PER_MINUTE,
+    trustedHops: ctx.config.TRUSTED_PROXY_HOPS,
+  });
+  const unmetered = new Set(["/healthz", "/readyz", "/metrics"]);
+  // Who calls (the key) first, then their rate budget: priced POSTs apart from reads, polls and closes.
+  app.use(identify(ctx));
+  app.use((req, res, next) => {
+    if (unmetered.has(req.path)) return next();
+    const priced = req.method === "POST" && req.path !== "/web/v1/feedback";
+    return (priced ? limits.priced : limits.read)(req, res, next);
+  });
+
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.json({ ok: true });
@@ -79,6 +97,7 @@ export function createApp(ctx: ApiContext): Express {
   });
   mountDescriptions(router);
   mountScrape(router, ctx);
+  mountAccount(router, ctx);
   mountPending(router);
 
   app.use(router);

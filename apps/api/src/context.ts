@@ -1,14 +1,25 @@
+import type { UsageRecorder } from "@browserfleet/billing";
 import type { Config } from "@browserfleet/config";
+import type { Database } from "@browserfleet/db";
 import type { Guard } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { AllowanceStore } from "./allowance/index.ts";
+import type { RenderCache } from "./cache/index.ts";
 import type { ApiMetrics } from "./metrics.ts";
+import type { X402Payments } from "./payments/x402.ts";
 import type { WorkerDirectory } from "./worker-directory.ts";
 
-/** What route handlers share: configuration, the bus, the guard, the worker view and metrics. */
+/** What route handlers share: configuration, the bus, the database, the guard, the worker view and metrics. */
 export interface ApiContext {
   config: Config;
   nc: NatsConnection;
   guard: Guard;
   workers: WorkerDirectory;
   metrics: ApiMetrics;
+  db: Database;
+  cache: RenderCache;
+  usage: UsageRecorder;
+  allowance: AllowanceStore;
+  /** Wallet payments; undefined when X402_PAY_TO is not configured. */
+  x402?: X402Payments;
 }

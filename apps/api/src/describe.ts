@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { errorBody, INTERFACE_VERSION, type OperationRoute } from "@browserfleet/contracts";
+import { PRICE_RULES, PRICES } from "@browserfleet/pricing";
 import type { RequestHandler } from "express";
 import { z } from "zod";
 
@@ -14,14 +15,19 @@ export function describeRoute(route: OperationRoute, path = route.path): Record<
     interfaceVersion: INTERFACE_VERSION,
     summary: route.summary,
     available: route.available,
-    price: route.price,
+    price: PRICE_RULES[route.pricing],
+    pricing: {
+      rule: PRICE_RULES[route.pricing],
+      unitPricesMicros: PRICES,
+      note: "micros are millionths of a dollar (USDC atomic units); a 402 challenge carries the exact quote of a call",
+    },
     auth: route.auth,
     ...(route.limits ? { limits: route.limits } : {}),
     request: { contentType: "application/json", schema: jsonSchemaOf(route.request, "input") },
     ...(route.response ? { response: { schema: jsonSchemaOf(route.response, "output") } } : {}),
     errors: {
       schema: jsonSchemaOf(errorBody, "output"),
-      note: "400 invalid input (details name the field), 402 payment, 404, 413, 429 (Retry-After), 503, 504",
+      note: "400 invalid input (details name the field), 401 key missing/invalid/revoked, 402 payment or balance (with the price), 404, 413, 429 (Retry-After, RateLimit headers), 503, 504",
     },
     example: { method: "POST", path, body: route.example },
   };

@@ -1,4 +1,10 @@
-import { detailsFromZod, ERROR_STATUS, type ErrorCode, type ErrorDetail } from "@browserfleet/contracts";
+import {
+  detailsFromZod,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDetail,
+} from "@browserfleet/contracts";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { ZodError } from "zod";
 
@@ -10,6 +16,8 @@ export class ApiError extends Error {
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
+    /** Extra members of the error object: the price on a 402, the balance when it is too low. */
+    readonly extra?: Pick<ErrorBody["error"], "price" | "balance">,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
@@ -54,6 +62,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       code: e.code,
       message: e.message,
       ...(e.details ? { details: e.details } : {}),
+      ...e.extra,
       requestId: res.getHeader("X-Request-Id"),
     },
   });

@@ -6,8 +6,12 @@ if (!config.NATS_URL) {
   console.error("NATS_URL is required for a standalone api (npm start runs one with a local NATS).");
   process.exit(1);
 }
+if (!config.DATABASE_URL) {
+  console.error("DATABASE_URL is required for a standalone api (npm start runs an embedded PostgreSQL).");
+  process.exit(1);
+}
 try {
-  const api = await startApi({ ...config, NATS_URL: config.NATS_URL });
+  const api = await startApi({ ...config, NATS_URL: config.NATS_URL, DATABASE_URL: config.DATABASE_URL });
   console.log(`api listening on ${api.url}`);
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.once(sig, async () => {

@@ -24,6 +24,12 @@ export function createApiMetrics(load: LoadSource) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     }),
+    charged: new Counter({
+      name: "fleet_charged_micros_total",
+      help: "Money captured for calls, in micro-dollars, by route and payer kind (account or wallet)",
+      labelNames: ["route", "payer"],
+      registers: [registry],
+    }),
     formatsRendered: new Counter({
       name: "fleet_scrape_formats_total",
       help: "Formats requested in scrapes, by format and outcome",

@@ -1,10 +1,15 @@
 import type { Server } from "node:http";
+import { reapExpiredHolds, releaseStaleWalletClaims, UsageRecorder } from "@browserfleet/billing";
 import { connectBus, ensureTaskQueue, openWorkersBucket, taskBacklog } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
+import { connectDb, migrateDb } from "@browserfleet/db";
 import { createGuard, parseAllowList } from "@browserfleet/ssrf";
+import { AllowanceStore } from "./allowance/index.ts";
 import { createApp } from "./app.ts";
+import { RenderCache } from "./cache/index.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
+import { createX402, type X402Payments } from "./payments/x402.ts";
 import { WorkerDirectory } from "./worker-directory.ts";
 
 export interface RunningApi {
@@ -13,18 +18,65 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: Config & { NATS_URL: string }): Promise<RunningApi> {
+const REAP_EVERY_MS = 30_000;
+
+async function walletPayments(config: Config): Promise<X402Payments | undefined> {
+  if (!config.X402_PAY_TO) return undefined;
+  return createX402({
+    network: config.X402_NETWORK as `${string}:${string}`,
+    asset: config.X402_ASSET as `0x${string}`,
+    assetName: config.X402_ASSET_NAME,
+    assetVersion: config.X402_ASSET_VERSION,
+    payTo: config.X402_PAY_TO as `0x${string}`,
+    maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+    facilitatorUrl: config.X402_FACILITATOR_URL,
+    facilitatorPrivateKey: config.X402_FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
+    rpcUrl: config.X402_RPC_URL,
+  });
+}
+
+export async function startApi(
+  config: Config & { NATS_URL: string; DATABASE_URL: string },
+): Promise<RunningApi> {
+  await migrateDb(config.DATABASE_URL);
+  const database = connectDb(config.DATABASE_URL, { name: "api" });
   const nc = await connectBus({ servers: config.NATS_URL, name: "api" });
   await ensureTaskQueue(nc, { maxPending: config.TASK_QUEUE_MAX, ackWaitMs: config.TASK_ACK_WAIT_MS });
   const workers = new WorkerDirectory(await openWorkersBucket(nc));
   await workers.start();
+  const metrics = createApiMetrics({ backlog: () => taskBacklog(nc), slots: () => workers.slots() });
+  const cache = new RenderCache({
+    database,
+    retentionMs: config.CACHE_RETENTION_MS,
+    maxEntryBytes: config.CACHE_MAX_ENTRY_BYTES,
+    memoryBytes: config.CACHE_MEMORY_BYTES,
+    registry: metrics.registry,
+    onError: (err, op) => console.error(`render cache ${op} failed: ${(err as Error).message}`),
+  });
+  const usage = new UsageRecorder(database.db, {
+    flushMs: 250,
+    maxBatch: 200,
+    onError: (err) => console.error(`usage rows not written: ${(err as Error).message}`),
+  });
   const ctx: ApiContext = {
     config,
     nc,
     guard: createGuard({ allow: parseAllowList(config.FLEET_ALLOW_PRIVATE) }),
     workers,
-    metrics: createApiMetrics({ backlog: () => taskBacklog(nc), slots: () => workers.slots() }),
+    metrics,
+    db: database,
+    cache,
+    usage,
+    allowance: new AllowanceStore(database),
+    x402: await walletPayments(config),
   };
+  const stopSweeper = cache.startSweeper(10 * 60_000);
+  // Money held by calls whose process died goes back to its account.
+  const reaper = setInterval(() => {
+    reapExpiredHolds(database.db).catch(() => {});
+    releaseStaleWalletClaims(database.db, config.X402_MAX_TIMEOUT_SECONDS * 2000).catch(() => {});
+  }, REAP_EVERY_MS);
+  reaper.unref();
   const app = createApp(ctx);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -36,12 +88,16 @@ export async function startApi(config: Config & { NATS_URL: string }): Promise<R
     url: `http://127.0.0.1:${port}`,
     port,
     async close() {
+      clearInterval(reaper);
+      stopSweeper();
       workers.stop();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();
       });
       await nc.drain().catch(() => {});
+      await usage.close();
+      await database.close();
     },
   };
 }

@@ -11,3 +11,9 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   if (!parsed.success) throw ApiError.invalid(parsed.error);
   return parsed.data;
 }
+
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  const parsed = schema.safeParse(query ?? {});
+  if (!parsed.success) throw ApiError.invalid(parsed.error);
+  return parsed.data;
+}

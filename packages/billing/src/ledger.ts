@@ -152,3 +152,45 @@ export async function reapExpiredHolds(db: Db, now = new Date()): Promise<number
   }
   return n;
 }
+
+/**
+ * Charge a price known to be final before the work (a call served wholly from cache): the debit and its
+ * ledger row in one statement, so the account row is locked for one round trip instead of a hold's two
+ * transactions. Returns the new balance, or undefined when the balance does not cover it.
+ */
+export async function chargeNow(
+  db: Db,
+  c: { accountId: string; micros: number; route: string; requestId?: string },
+): Promise<{ ok: true; balanceMicros: number } | { ok: false; balanceMicros: number }> {
+  const rows = await db.execute<{ balance: string }>(sql`
+    with debit as (
+      update ${accounts} set balance_micros = balance_micros - ${c.micros}
+      where id = ${c.accountId} and balance_micros >= ${c.micros}
+      returning balance_micros
+    )
+    insert into ${ledgerEntries} (account_id, kind, amount_micros, held_micros, balance_after_micros, route, request_id)
+    select ${c.accountId}, 'capture', ${-c.micros}, 0, balance_micros, ${c.route}, ${c.requestId ?? null} from debit
+    returning balance_after_micros as balance`);
+  const row = rows[0];
+  if (row) return { ok: true, balanceMicros: Number(row.balance) };
+  const [acct] = await db
+    .select({ balance: accounts.balanceMicros })
+    .from(accounts)
+    .where(eq(accounts.id, c.accountId));
+  return { ok: false, balanceMicros: acct?.balance ?? 0 };
+}
+
+/** Give back a charge whose work failed after all. */
+export async function refundCharge(
+  db: Db,
+  c: { accountId: string; micros: number; route: string; requestId?: string },
+): Promise<void> {
+  await db.execute(sql`
+    with credit as (
+      update ${accounts} set balance_micros = balance_micros + ${c.micros}
+      where id = ${c.accountId}
+      returning balance_micros
+    )
+    insert into ${ledgerEntries} (account_id, kind, amount_micros, held_micros, balance_after_micros, route, request_id, note)
+    select ${c.accountId}, 'refund', ${c.micros}, 0, balance_micros, ${c.route}, ${c.requestId ?? null}, 'the call failed' from credit`);
+}

@@ -1,5 +1,5 @@
 import { type Db, schema } from "@browserfleet/db";
-import { and, eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import { newId } from "./ids.ts";
 
 const { walletPayments, ledgerEntries } = schema;
@@ -59,4 +59,18 @@ export async function releaseWalletPayment(db: Db, paymentId: string): Promise<v
   await db
     .delete(walletPayments)
     .where(and(eq(walletPayments.id, paymentId), eq(walletPayments.status, "pending")));
+}
+
+/** Drop claims whose call died before it settled or released them (their authorization has expired). */
+export async function releaseStaleWalletClaims(db: Db, olderThanMs: number): Promise<number> {
+  const rows = await db
+    .delete(walletPayments)
+    .where(
+      and(
+        eq(walletPayments.status, "pending"),
+        lt(walletPayments.createdAt, new Date(Date.now() - olderThanMs)),
+      ),
+    )
+    .returning({ id: walletPayments.id });
+  return rows.length;
 }

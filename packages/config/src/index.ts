@@ -21,9 +21,14 @@ export const configSchema = z.object({
   DATABASE_URL: z.string().optional(),
   POSTGRES_PORT: intFrom(54329, 1),
 
+  /** How long the api remembers a valid API key; a revocation takes effect within this time (0: never remember). */
+  KEY_CACHE_MS: intFrom(2000),
+
   /** Render cache (maxAge): how long rows are kept at most, and the largest value stored. */
   CACHE_RETENTION_MS: intFrom(7 * 24 * 3600_000, 1000),
   CACHE_MAX_ENTRY_BYTES: intFrom(8 * 1024 * 1024, 1024),
+  /** Hot cache entries each api replica also keeps in memory (bytes; 0 turns the memory tier off). */
+  CACHE_MEMORY_BYTES: intFrom(64 * 1024 * 1024),
   /** `shared` (the spec: one cache for every caller) or `account` (entries only serve the caller who paid for them). */
   CACHE_SCOPE: z.enum(["shared", "account"]).default("shared"),
 
@@ -34,16 +39,31 @@ export const configSchema = z.object({
   /** How many reverse-proxy hops in front of the api to trust for the client address (X-Forwarded-For). */
   TRUSTED_PROXY_HOPS: intFrom(0),
 
+  /** The api's public address, used in x402 resource URLs; defaults to the request's own Host. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+
   /** x402 wallet payments (protocol v2). Without X402_PAY_TO, wallet payments are off and keyless calls get 401. */
-  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
-  X402_NETWORK: z.string().regex(/^[a-z0-9-]+:[\w-]+$/).default("eip155:8453"),
-  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/).default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+  X402_PAY_TO: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional(),
+  X402_NETWORK: z
+    .string()
+    .regex(/^[a-z0-9-]+:[\w-]+$/)
+    .default("eip155:8453"),
+  X402_ASSET: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
   X402_ASSET_NAME: z.string().default("USD Coin"),
   X402_ASSET_VERSION: z.string().default("2"),
   X402_MAX_TIMEOUT_SECONDS: intFrom(300, 10),
   /** Settle through a facilitator at this URL, or self-hosted with a signer key and an RPC URL. */
   X402_FACILITATOR_URL: z.string().url().optional(),
-  X402_FACILITATOR_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  X402_FACILITATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/)
+    .optional(),
   X402_RPC_URL: z.string().url().optional(),
 });
 export type Config = z.infer<typeof configSchema>;

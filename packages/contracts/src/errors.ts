@@ -13,6 +13,11 @@ export const errorBody = z.object({
     code: z.string(),
     message: z.string(),
     details: z.array(errorDetail).optional(),
+    price: z
+      .object({ usd: z.string(), micros: z.int() })
+      .optional()
+      .describe("On 402: the exact price of this call (micros = millionths of a dollar = USDC atomic units)"),
+    balance: z.object({ usd: z.string(), micros: z.int() }).optional().describe("On insufficient_balance"),
     requestId: z.string().optional(),
   }),
 });
@@ -26,8 +31,16 @@ export const ERROR_STATUS = {
   invalid_url: 400,
   unresolvable: 400,
   unauthorized: 401,
+  invalid_key: 401,
+  key_revoked: 401,
+  key_required: 401,
   payment_required: 402,
   insufficient_balance: 402,
+  payment_invalid: 402,
+  payment_mismatch: 402,
+  payment_replayed: 402,
+  payment_failed: 402,
+  allowance_exhausted: 402,
   not_found: 404,
   method_not_allowed: 405,
   session_lost: 410,

@@ -7,3 +7,4 @@ export * from "./session.ts";
 export * from "./tasks.ts";
 
 export const INTERFACE_VERSION = "1.0.1";
+export * from "./account.ts";

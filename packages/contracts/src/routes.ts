@@ -8,7 +8,8 @@ export interface OperationRoute {
   summary: string;
   request: z.ZodType;
   response?: z.ZodType;
-  price: string;
+  /** Which pricing rule applies (the rules themselves live in @browserfleet/pricing). */
+  pricing: "scrape" | "session" | "act" | "batch" | "map" | "crawl" | "search";
   auth: string;
   limits?: string;
   example: Record<string, unknown>;
@@ -26,7 +27,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
       "Render one page (or raw HTML) in a real browser and return any of: markdown, html, links, screenshot, pdf, elements, json, accessibility, controls. All formats come from one navigation.",
     request: scrapeRequest,
     response: scrapeResponse,
-    price: "$0.001 per format rendered; a format served from cache (maxAge) costs $0.0002.",
+    pricing: "scrape",
     auth: payAuth,
     example: { url: "https://example.com/", formats: ["markdown", "links"] },
     available: true,
@@ -36,7 +37,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     summary:
       "Open a live browser session on a page; returns sessionId and the page's controls map for /web/v1/act.",
     request: sessionRequest,
-    price: "from $0.005 per session opened.",
+    pricing: "session",
     auth: payAuth,
     example: { url: "https://example.com/login" },
     available: false,
@@ -46,7 +47,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     summary:
       "Run 1 to 25 actions (type, press, click, select, wait, ...) in an open session and return the page state after them.",
     request: actRequest,
-    price: "$0.0005 per action, plus $0.004 per minute the session stays open past the first.",
+    pricing: "act",
     auth: payAuth,
     limits: "1 to 25 actions per call.",
     example: { sessionId: "s_...", actions: [{ type: { ref: "e5", text: "alice" } }, { press: "Enter" }] },
@@ -56,7 +57,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     path: "/web/v1/scrape/batch",
     summary: "Queue one scrape per URL (2 to 50) with shared options; poll GET /web/v1/scrape/batch/:id.",
     request: batchRequest,
-    price: "from $0.001 per URL (per format rendered); pages that never ran are refunded.",
+    pricing: "batch",
     auth: "API key required.",
     limits: "2 to 50 urls.",
     example: { urls: ["https://example.com/a", "https://example.com/b"], formats: ["markdown"] },
@@ -66,7 +67,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     path: "/web/v1/map",
     summary: "List the URLs of a site from its sitemaps plus the links on the page itself.",
     request: mapRequest,
-    price: "from $0.0003 per call.",
+    pricing: "map",
     auth: payAuth,
     limits: "limit default 1000, max 5000.",
     example: { url: "https://example.com/", limit: 100 },
@@ -76,7 +77,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     path: "/web/v1/crawl",
     summary: "Crawl a site breadth-first from url, scraping every page; poll GET /web/v1/crawl/:id.",
     request: crawlRequest,
-    price: "from $0.001 per page (per format rendered); pages that never ran are refunded.",
+    pricing: "crawl",
     auth: "API key required.",
     limits: "limit default 25, max 200 pages; maxDepth default 2.",
     example: { url: "https://example.com/", limit: 25, maxDepth: 2 },
@@ -86,7 +87,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     path: "/web/v1/search/{provider}",
     summary: "Search the web through an external search provider's index.",
     request: searchRequest,
-    price: "from $0.007 per search.",
+    pricing: "search",
     auth: payAuth,
     limits: "limit default 10, max 50.",
     example: { query: "headless browser scraping", limit: 10 },

@@ -1,4 +1,5 @@
 export * from "./connect.ts";
 export * from "./local-postgres.ts";
 export * from "./migrate.ts";
+export * from "./resolve.ts";
 export * as schema from "./schema.ts";

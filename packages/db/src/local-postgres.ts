@@ -85,7 +85,12 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     }
   }
   const port = opts.port ?? 54329;
-  const log = opts.log ?? (() => {});
+  const recent: string[] = [];
+  const log = (line: string) => {
+    recent.push(line.trim());
+    if (recent.length > 20) recent.shift();
+    opts.log?.(line);
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -111,7 +116,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     await pg.start();
   } catch (err) {
     throw new Error(
-      `PostgreSQL did not start on 127.0.0.1:${port} with data in ${dataDir}${err ? `: ${err}` : ""} (is the port taken?)`,
+      `PostgreSQL did not start on 127.0.0.1:${port} with data in ${dataDir}${err ? `: ${err}` : ""}; its last words:\n${recent.join("\n")}`,
     );
   }
   return { url: url(port), owned: true, stop: () => pg.stop() };

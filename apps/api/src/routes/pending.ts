@@ -32,10 +32,6 @@ const OTHERS: Array<["get" | "delete", string]> = [
   ["delete", "/web/v1/scrape/batch/:id"],
   ["get", "/web/v1/crawl/:id"],
   ["delete", "/web/v1/crawl/:id"],
-  ["get", "/web/v1/account"],
-  ["get", "/web/v1/account/usage"],
-  ["get", "/web/v1/account/transactions"],
-  ["get", "/web/v1/account/sessions"],
 ];
 
 const notYet = (method: string, path: string) =>

@@ -4,12 +4,16 @@ import {
   ERROR_STATUS,
   type ErrorCode,
   type ScrapeRequest,
+  type ScrapeResponse,
   type ScrapeTask,
   scrapeRequest,
   type TaskReply,
 } from "@browserfleet/contracts";
+import { priceOf } from "@browserfleet/pricing";
 import { SsrfError } from "@browserfleet/ssrf";
 import type { Router } from "express";
+import { payFor } from "../billing/payment.ts";
+import { type CacheHit, isCacheable } from "../cache/index.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseBody } from "../validate.ts";
@@ -17,16 +21,20 @@ import { parseBody } from "../validate.ts";
 /** Time the browser gets beyond the page's own wait budget, to render the formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
 
-export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
-  if (req.url) {
-    try {
-      await ctx.guard.check(req.url);
-    } catch (err) {
-      if (err instanceof SsrfError)
-        throw new ApiError(err.code, err.message, [{ field: "url", message: err.message }]);
-      throw err;
-    }
+/** A fast 400 for a URL the guard refuses, before any quote or payment (the worker's proxy checks every hop again). */
+export async function precheckUrl(ctx: ApiContext, url: string | undefined, field = "url"): Promise<void> {
+  if (!url) return;
+  try {
+    await ctx.guard.check(url);
+  } catch (err) {
+    if (err instanceof SsrfError)
+      throw new ApiError(err.code, err.message, [{ field, message: err.message }]);
+    throw err;
   }
+}
+
+export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
+  await precheckUrl(ctx, req.url);
   if (!(await ctx.workers.anyAlive())) {
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
       "Retry-After": "5",
@@ -61,27 +69,99 @@ export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: str
   }
 }
 
+/** The formats that came out, each at its price (cached ones at the cache price). */
+function chargeFor(result: ScrapeResponse): number {
+  const out = result.metadata.formats.filter((f) => f in result.data);
+  return priceOf({
+    route: "scrape",
+    request: { formats: out },
+    cachedFormats: result.metadata.cached ?? [],
+  }).micros;
+}
+
+/** A response made only of cache hits: no browser was needed. */
+function fromCache(req: ScrapeRequest, hit: CacheHit): ScrapeResponse {
+  return {
+    success: true,
+    data: hit.data,
+    errors: {},
+    metadata: {
+      url: req.url ?? "",
+      ...(hit.title ? { title: hit.title } : {}),
+      formats: req.formats,
+      renders: 0,
+      browserMsUsed: 0,
+      ms: 0,
+      cached: hit.formats,
+    },
+  };
+}
+
+/** Fold cache hits into a fresh render of the other formats, in the request's format order. */
+function merge(req: ScrapeRequest, fresh: ScrapeResponse, hit: CacheHit): ScrapeResponse {
+  if (hit.formats.length === 0) return fresh;
+  const data: Record<string, unknown> = {};
+  for (const f of req.formats) {
+    if (f in hit.data) data[f] = hit.data[f];
+    else if (f in fresh.data) data[f] = fresh.data[f];
+  }
+  return {
+    success: Object.keys(data).length > 0,
+    data,
+    errors: fresh.errors,
+    metadata: { ...fresh.metadata, formats: req.formats, cached: hit.formats },
+  };
+}
+
 export function mountScrape(router: Router, ctx: ApiContext): void {
   router.post("/web/v1/scrape", async (httpReq, res) => {
     const started = performance.now();
     const req = parseBody(scrapeRequest, httpReq.body);
+    await precheckUrl(ctx, req.url);
+    const scope = ctx.config.CACHE_SCOPE === "account" ? (httpReq.auth?.accountId ?? null) : undefined;
+    const hit: CacheHit =
+      req.maxAge !== undefined && scope !== null
+        ? await ctx.cache.lookup(req, req.maxAge, scope)
+        : { data: {}, formats: [] };
+    const quote = priceOf({ route: "scrape", request: req, cachedFormats: hit.formats });
+    const missing = req.formats.filter((f) => !(f in hit.data));
     const end = ctx.metrics.scrapeDuration.startTimer();
-    let reply: TaskReply;
+    let result: ScrapeResponse;
     try {
-      reply = await scrape(ctx, req, httpReq.requestId);
+      result = await payFor(ctx, httpReq, res, {
+        route: "scrape",
+        quote,
+        description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
+        keyOnly: req.formats.includes("json")
+          ? "the json format needs an API key (send Authorization: Bearer <API key>)"
+          : undefined,
+        holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
+        final: missing.length === 0,
+        work: async () => {
+          if (missing.length === 0) {
+            const cached = fromCache(req, hit);
+            return { result: cached, chargeMicros: chargeFor(cached) };
+          }
+          const reply = await scrape(ctx, { ...req, formats: missing }, httpReq.requestId);
+          if (!reply.ok) {
+            const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "render_failed";
+            throw new ApiError(code, reply.error.message);
+          }
+          if (scope !== null && isCacheable(req)) void ctx.cache.store(req, reply.result, scope);
+          const merged = merge(req, reply.result, hit);
+          return { result: merged, chargeMicros: chargeFor(merged) };
+        },
+      });
     } catch (err) {
       end({ outcome: err instanceof ApiError ? err.code : "error" });
       throw err;
     }
-    if (!reply.ok) {
-      end({ outcome: reply.error.code });
-      const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "render_failed";
-      throw new ApiError(code, reply.error.message);
-    }
-    const result = reply.result;
     result.metadata.ms = Math.round(performance.now() - started);
     for (const f of req.formats)
-      ctx.metrics.formatsRendered.inc({ format: f, outcome: f in result.data ? "ok" : "error" });
+      ctx.metrics.formatsRendered.inc({
+        format: f,
+        outcome: result.metadata.cached?.includes(f) ? "cached" : f in result.data ? "ok" : "error",
+      });
     end({ outcome: result.success ? "ok" : "all_formats_failed" });
     res.json(result);
   });

@@ -1,0 +1,3 @@
+export * from "./allowance-rules.ts";
+export * from "./allowance-store.ts";
+export * from "./client-address.ts";

@@ -1,0 +1,126 @@
+import { createHash } from "node:crypto";
+import {
+  controlsOptions,
+  type Format,
+  linksOptions,
+  pdfOptions,
+  type ScrapeRequest,
+  screenshotOptions,
+  viewport,
+} from "@browserfleet/contracts";
+import type { z } from "zod";
+
+/** Bump when the key material changes shape, so old rows are simply never found again. */
+const KEY_VERSION = 1;
+
+/**
+ * Whether a request may read or write the shared render cache. Spec rule 6: requests carrying cookies,
+ * auth or custom headers are never cached; raw `html` input has no URL to key on. Empty `headers`/`cookies`
+ * carry nothing and do not prevent caching.
+ */
+export function isCacheable(req: ScrapeRequest): boolean {
+  if (req.html !== undefined || req.url === undefined) return false;
+  const r = req.request;
+  if (r?.auth !== undefined) return false;
+  if (r?.cookies !== undefined && r.cookies.length > 0) return false;
+  if (r?.headers !== undefined && Object.keys(r.headers).length > 0) return false;
+  return normalizeUrl(req.url) !== undefined;
+}
+
+/** The URL as cached: the #fragment never reaches the server, so it is dropped; the query is kept as is. */
+export function normalizeUrl(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    u.hash = "";
+    return u.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cache key of one format of a request, or undefined when the request must never touch the cache.
+ * A sha256 (hex) over a canonical JSON (sorted keys, defaults filled in) of the URL, the format, every
+ * option that changes that format's output, and `scope` when given (an account id under CACHE_SCOPE=account).
+ */
+export function cacheKeyFor(req: ScrapeRequest, format: Format, scope?: string): string | undefined {
+  if (!isCacheable(req)) return undefined;
+  const url = normalizeUrl(req.url as string) as string;
+  const material = {
+    v: KEY_VERSION,
+    url,
+    format,
+    common: commonOptions(req),
+    options: formatOptions(req, format),
+    ...(scope !== undefined && scope !== "" ? { scope } : {}),
+  };
+  return createHash("sha256").update(canonicalJson(material)).digest("hex");
+}
+
+/** Options that change every format's output: how the page is loaded and laid out. */
+function commonOptions(req: ScrapeRequest): unknown {
+  return {
+    viewport: withDefaults(viewport, req.viewport),
+    // wait.timeout only decides whether the page loads in time (else the format fails and nothing is
+    // cached); it does not change a successful render, so it is not part of the key.
+    wait: { until: req.wait?.until ?? "load", selector: req.wait?.selector ?? null },
+    block: {
+      resourceTypes: sortedUnique(req.block?.resourceTypes),
+      urlPatterns: sortedUnique(req.block?.urlPatterns),
+    },
+    userAgent: req.request?.userAgent ?? null,
+  };
+}
+
+/** Options that change only this format's output. */
+function formatOptions(req: ScrapeRequest, format: Format): unknown {
+  switch (format) {
+    case "screenshot": {
+      const s = withDefaults(screenshotOptions, req.screenshot) as z.infer<typeof screenshotOptions>;
+      return {
+        ...s,
+        // quality only applies to JPEG.
+        quality: s.type === "jpeg" ? (s.quality ?? null) : null,
+        selector: s.selector ?? null,
+        viewport: s.viewport ?? null,
+        binaryAs: req.binaryAs ?? "base64",
+      };
+    }
+    case "pdf":
+      return { ...(withDefaults(pdfOptions, req.pdf) as object), binaryAs: req.binaryAs ?? "base64" };
+    case "links":
+      return withDefaults(linksOptions, req.links);
+    case "controls":
+      return withDefaults(controlsOptions, req.controls);
+    case "elements":
+      // Order matters: the output follows the selectors' order.
+      return { selectors: req.selectors ?? [] };
+    case "json":
+      return { prompt: req.json?.prompt ?? null, schema: req.json?.schema ?? null };
+    case "markdown":
+      // Only markdown comes out of a document (PDF, Word, ...); turning conversion off changes it.
+      return { documents: req.documents?.enabled ?? true };
+    default:
+      return {};
+  }
+}
+
+/** The option object with the contract's defaults filled in, so `{}` and the explicit defaults share a key. */
+function withDefaults(schema: z.ZodType, value: unknown): unknown {
+  const parsed = schema.safeParse(value ?? {});
+  return parsed.success ? parsed.data : (value ?? null);
+}
+
+function sortedUnique(values: readonly string[] | undefined): string[] {
+  return [...new Set(values ?? [])].sort();
+}
+
+/** JSON with object keys sorted at every depth and undefined members dropped. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { privateKeyToAccount } from "viem/accounts";
+import { type Chain, startChain } from "../helpers/chain.ts";
+import { type Stack, startStack } from "../helpers/stack.ts";
+
+/**
+ * Wallet payments end to end, offline: a local EVM (anvil, chain id 8453) with an EIP-3009 "USD Coin" at
+ * the Base USDC address, the api's in-process facilitator, and the official @x402/fetch client.
+ */
+let chain: Chain;
+let stack: Stack;
+let payingFetch: typeof fetch;
+const sentSignatures: string[] = [];
+
+before(async () => {
+  chain = await startChain();
+  stack = await startStack({
+    env: {
+      X402_PAY_TO: chain.payTo,
+      X402_FACILITATOR_PRIVATE_KEY: chain.facilitatorKey,
+      X402_RPC_URL: chain.rpcUrl,
+    },
+  });
+  const recording: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const sig = request.headers.get("PAYMENT-SIGNATURE");
+    if (sig) sentSignatures.push(sig);
+    return fetch(request);
+  };
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(chain.payerKey), networks: ["eip155:8453"] });
+  payingFetch = wrapFetchWithPayment(recording, client);
+});
+after(async () => {
+  await stack?.stop();
+  await chain?.stop();
+});
+
+const balances = async () => ({
+  payer: await chain.balanceOf(chain.payer),
+  payTo: await chain.balanceOf(chain.payTo),
+});
+const scrapeUrl = () => `${stack.api.url}/web/v1/scrape`;
+const body = (b: unknown) => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(b),
+});
+
+describe("x402 wallet payments", () => {
+  test("a keyless call gets a 402 quote for exactly this call, and nothing moves", async () => {
+    const start = await balances();
+    const r = await stack.postKeyless("/web/v1/scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "links"],
+    });
+    assert.equal(r.status, 402);
+    assert.equal(r.body.error.code, "payment_required");
+    const challenge = decodePaymentRequiredHeader(r.headers.get("PAYMENT-REQUIRED") ?? "");
+    assert.equal(challenge.x402Version, 2);
+    assert.equal(challenge.resource?.url, scrapeUrl());
+    assert.deepEqual(challenge.accepts, [
+      {
+        scheme: "exact",
+        network: "eip155:8453",
+        amount: "2000",
+        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        payTo: chain.payTo,
+        maxTimeoutSeconds: 300,
+        extra: { name: "USD Coin", version: "2" },
+      },
+    ]);
+    assert.deepEqual(await balances(), start);
+  });
+
+  test("the paid call runs, and exactly the quote moves from payer to payTo", async () => {
+    const start = await balances();
+    const res = await payingFetch(
+      scrapeUrl(),
+      body({ url: `${stack.site.url}/article`, formats: ["markdown", "links"] }),
+    );
+    const json = (await res.json()) as { success: boolean; data: Record<string, unknown> };
+    assert.equal(res.status, 200, JSON.stringify(json));
+    assert.equal(json.success, true);
+    assert.ok(json.data.markdown);
+    const receipt = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") ?? "");
+    assert.equal(receipt.success, true);
+    const end = await balances();
+    assert.equal(start.payer - end.payer, 2000n);
+    assert.equal(end.payTo - start.payTo, 2000n);
+    const rows = await stack.pg.database.sql`
+      select amount_micros, payer, reference from ledger_entries where kind = 'wallet_payment'`;
+    assert.equal(rows.length, 1);
+    assert.equal(Number(rows[0]?.amount_micros), 2000);
+    assert.equal(rows[0]?.reference, receipt.transaction);
+  });
+
+  test("a replayed payment signature is refused and nothing moves", async () => {
+    const replay = sentSignatures.at(-1);
+    assert.ok(replay);
+    const start = await balances();
+    const res = await fetch(scrapeUrl(), {
+      ...body({ url: `${stack.site.url}/article`, formats: ["markdown", "links"] }),
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": replay },
+    });
+    const json = (await res.json()) as { error: { code: string } };
+    assert.equal(res.status, 402);
+    assert.equal(json.error.code, "payment_replayed");
+    assert.deepEqual(await balances(), start);
+  });
+
+  test("a payment signed for another amount than the quote is refused", async () => {
+    const signed = sentSignatures.at(-1);
+    assert.ok(signed);
+    const res = await fetch(scrapeUrl(), {
+      ...body({ url: `${stack.site.url}/article`, formats: ["markdown"] }),
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": signed },
+    });
+    assert.equal(res.status, 402);
+    assert.ok(
+      ["payment_mismatch", "payment_replayed"].includes(
+        ((await res.json()) as { error: { code: string } }).error.code,
+      ),
+    );
+  });
+
+  test("a call whose work fails is not settled", async () => {
+    const start = await balances();
+    const before = sentSignatures.length;
+    const res = await payingFetch(scrapeUrl(), body({ url: "http://127.0.0.1:9/", formats: ["markdown"] }));
+    await res.text();
+    assert.equal(sentSignatures.length, before + 1, "the client did sign a payment");
+    assert.equal(res.headers.get("PAYMENT-RESPONSE"), null);
+    assert.deepEqual(await balances(), start);
+    const rows = await stack.pg.database
+      .sql`select count(*)::int as n from ledger_entries where kind = 'wallet_payment'`;
+    assert.equal(rows[0]?.n, 1, "only the first paid call is in the ledger");
+  });
+});

@@ -1,0 +1,300 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "@browserfleet/bus";
+import solc from "solc";
+import {
+  type Abi,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+
+/** Base mainnet USDC: the asset @x402/evm's default tables know for eip155:8453. */
+export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
+/** Where Multicall3 lives on every public chain; the x402 facilitator reads through it. */
+export const MULTICALL3 = "0xcA11bde05977b3631167028862bE2a173976CA11" as const;
+
+/**
+ * Anvil's default dev accounts (mnemonic "test test test test test test test test test test test junk"),
+ * each funded with 10000 ETH. Public knowledge; only ever valid on a local chain.
+ */
+const DEV_KEYS = {
+  deployer: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  facilitator: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+  payer: "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3e0f3f1d9d9a0d8e",
+  payTo: "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+} as const satisfies Record<string, Hex>;
+
+/** What startChain() mints the payer: 10 USDC. */
+export const PAYER_START_MICROS = 10_000_000n;
+
+export interface Chain {
+  rpcUrl: string;
+  chainId: 8453;
+  usdc: typeof BASE_USDC;
+  /** Pays gas for settlements (an anvil dev account). */
+  facilitatorKey: Hex;
+  /** Holds PAYER_START_MICROS of USDC after startChain(). */
+  payerKey: Hex;
+  payer: Address;
+  /** Receives payments; starts with no USDC. */
+  payTo: Address;
+  mint(to: Address, micros: bigint): Promise<void>;
+  balanceOf(a: Address): Promise<bigint>;
+  stop(): Promise<void>;
+}
+
+export class AnvilMissingError extends Error {}
+
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * An offline local chain that looks like Base to x402: anvil with chain id 8453, an EIP-3009 test token
+ * (name "USD Coin", version "2", 6 decimals) at the real Base USDC address, and Multicall3 at its
+ * canonical address. The payer gets PAYER_START_MICROS of USDC.
+ */
+export async function startChain(): Promise<Chain> {
+  const bin = anvilBinary();
+  const compiled = compileContracts(); // starts now; awaited once anvil answers
+  compiled.catch(() => {});
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    let anvil: Anvil | undefined;
+    try {
+      anvil = await spawnAnvil(bin, port);
+      return await setUp(anvil, await compiled);
+    } catch (err) {
+      lastError = err;
+      await anvil?.stop();
+      // Another process may have taken the port between freePort() and anvil's bind: try a new one.
+      if (err instanceof AnvilMissingError || !/address already in use|AddrInUse/i.test(String(err)))
+        throw err;
+    }
+  }
+  throw lastError;
+}
+
+async function setUp(anvil: Anvil, compiled: Compiled): Promise<Chain> {
+  const chain = defineChain({
+    id: 8453,
+    name: "anvil (Base)",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [anvil.rpcUrl] } },
+  });
+  const transport = http(anvil.rpcUrl, { timeout: 10_000, retryCount: 0 });
+  const publicClient: PublicClient = createPublicClient({ chain, transport });
+  const deployer = createWalletClient({ chain, transport, account: privateKeyToAccount(DEV_KEYS.deployer) });
+
+  await publicClient.request({
+    method: "anvil_setCode" as never,
+    params: [BASE_USDC, compiled.token.runtime] as never,
+  });
+  await publicClient.request({
+    method: "anvil_setCode" as never,
+    params: [MULTICALL3, compiled.multicall.runtime] as never,
+  });
+
+  const abi = compiled.token.abi;
+  const balanceOf = async (a: Address): Promise<bigint> =>
+    (await publicClient.readContract({
+      address: BASE_USDC,
+      abi,
+      functionName: "balanceOf",
+      args: [a],
+    })) as bigint;
+  const mint = async (to: Address, micros: bigint): Promise<void> => {
+    const hash = await deployer.writeContract({
+      address: BASE_USDC,
+      abi,
+      functionName: "mint",
+      args: [to, micros],
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
+    if (receipt.status !== "success") throw new Error(`mint(${to}, ${micros}) reverted in ${hash}`);
+  };
+
+  // The token must answer as USDC does, or the @x402 EIP-712 domain would not match what it signs.
+  const [name, version] = await Promise.all([
+    publicClient.readContract({ address: BASE_USDC, abi, functionName: "name" }),
+    publicClient.readContract({ address: BASE_USDC, abi, functionName: "version" }),
+  ]);
+  if (name !== "USD Coin" || version !== "2") {
+    throw new Error(`test token answers name=${String(name)} version=${String(version)}`);
+  }
+
+  const payer = privateKeyToAccount(DEV_KEYS.payer).address;
+  const payTo = privateKeyToAccount(DEV_KEYS.payTo).address;
+  await mint(payer, PAYER_START_MICROS);
+
+  return {
+    rpcUrl: anvil.rpcUrl,
+    chainId: 8453,
+    usdc: BASE_USDC,
+    facilitatorKey: DEV_KEYS.facilitator,
+    payerKey: DEV_KEYS.payer,
+    payer,
+    payTo,
+    mint,
+    balanceOf,
+    stop: () => anvil.stop(),
+  };
+}
+
+// --- anvil process ---------------------------------------------------------------------------------------
+
+interface Anvil {
+  rpcUrl: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function anvilBinary(): string {
+  const fromEnv = process.env.ANVIL_BIN;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new AnvilMissingError(`ANVIL_BIN=${fromEnv} does not exist`);
+    return fromEnv;
+  }
+  const pkg = "@foundry-rs/anvil-linux-amd64";
+  let pkgJson: string;
+  try {
+    pkgJson = createRequire(import.meta.url).resolve(`${pkg}/package.json`);
+  } catch {
+    throw new AnvilMissingError(
+      `anvil was not found: the optional npm package ${pkg} is not installed (it only exists for linux x64). ` +
+        "Install foundry's anvil and set ANVIL_BIN to its path.",
+    );
+  }
+  const bin = join(dirname(pkgJson), "bin", "anvil");
+  if (!existsSync(bin)) throw new AnvilMissingError(`${pkg} is installed but ${bin} is missing`);
+  return bin;
+}
+
+async function spawnAnvil(bin: string, port: number): Promise<Anvil> {
+  const child = spawn(bin, ["--chain-id", "8453", "--host", "127.0.0.1", "--port", String(port)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const keep = (d: Buffer) => {
+    output = (output + String(d)).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    child.once("exit", () => resolve());
+    child.once("error", () => resolve());
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const failed = new Promise<never>((_, reject) => {
+    child.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === "ENOENT" ? new AnvilMissingError(`could not run anvil at ${bin}: ${err.message}`) : err,
+      ),
+    );
+    child.once("exit", (code, signal) =>
+      reject(new Error(`anvil exited early (code ${code}, signal ${signal}): ${output.trim()}`)),
+    );
+  });
+  failed.catch(() => {});
+
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  try {
+    await Promise.race([waitForRpc(rpcUrl, START_TIMEOUT_MS, () => output), failed]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { rpcUrl, process: child, stop };
+}
+
+async function waitForRpc(rpcUrl: string, timeoutMs: number, output: () => string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+        signal: AbortSignal.timeout(1_000),
+      });
+      const body = (await res.json()) as { result?: string };
+      if (body.result === "0x2105") return; // 8453
+      last = `eth_chainId answered ${JSON.stringify(body)}`;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(
+    `anvil did not answer JSON-RPC at ${rpcUrl} within ${timeoutMs} ms (last: ${last}). Output: ${output().trim()}`,
+  );
+}
+
+// --- contracts -------------------------------------------------------------------------------------------
+
+interface Contract {
+  abi: Abi;
+  runtime: Hex;
+}
+interface Compiled {
+  token: Contract;
+  multicall: Contract;
+}
+
+let compiledOnce: Promise<Compiled> | undefined;
+
+/** Compile test/helpers/eip3009-token.sol with solc-js (no download: the wasm compiler ships with the package). */
+function compileContracts(): Promise<Compiled> {
+  compiledOnce ??= (async () => {
+    const file = "eip3009-token.sol";
+    const source = await readFile(join(dirname(fileURLToPath(import.meta.url)), file), "utf8");
+    const input = {
+      language: "Solidity",
+      sources: { [file]: { content: source } },
+      settings: {
+        evmVersion: "cancun",
+        optimizer: { enabled: true, runs: 200 },
+        outputSelection: { "*": { "*": ["abi", "evm.deployedBytecode.object"] } },
+      },
+    };
+    const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+      errors?: { severity: string; formattedMessage: string }[];
+      contracts?: Record<string, Record<string, { abi: Abi; evm: { deployedBytecode: { object: string } } }>>;
+    };
+    const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+    if (errors.length > 0) {
+      throw new Error(`solc ${solc.version()} failed:\n${errors.map((e) => e.formattedMessage).join("\n")}`);
+    }
+    const pick = (name: string): Contract => {
+      const c = output.contracts?.[file]?.[name];
+      if (!c?.evm.deployedBytecode.object) throw new Error(`solc output has no ${name}`);
+      // No constructor and no immutables, so the runtime code can be installed as-is with anvil_setCode.
+      return { abi: c.abi, runtime: `0x${c.evm.deployedBytecode.object}` };
+    };
+    return { token: pick("TestUSDC"), multicall: pick("Multicall3") };
+  })();
+  compiledOnce.catch(() => {
+    compiledOnce = undefined;
+  });
+  return compiledOnce;
+}
