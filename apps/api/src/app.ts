@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler, Router } from "express";
 import { identify } from "./billing/identify.ts";
 import type { ApiContext } from "./context.ts";
 import { ApiError, errorHandler, notFound } from "./errors.ts";
+import { mountMcp } from "./mcp/endpoint.ts";
 import { rateLimits } from "./rate-limit.ts";
 import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
@@ -98,6 +99,7 @@ export function createApp(ctx: ApiContext): Express {
   mountDescriptions(router);
   mountScrape(router, ctx);
   mountAccount(router, ctx);
+  mountMcp(router, ctx);
   mountPending(router);
 
   app.use(router);

@@ -318,3 +318,48 @@ describe("RenderCache", () => {
     assert.equal(row?.key, cacheKeyFor(r, "elements"));
   });
 });
+
+describe("RenderCache memory tier", () => {
+  it("serves a hot entry without the database, and still honours maxAge against its render time", async () => {
+    await pg.database.sql`delete from cache_entries`;
+    const reg = new Registry();
+    const hot = new RenderCache({
+      database: pg.database,
+      retentionMs: 3_600_000,
+      maxEntryBytes: 1_000_000,
+      memoryBytes: 1_000_000,
+      registry: reg,
+    });
+    const r = req({ url: `${URL_A}?hot=1`, formats: ["markdown"], maxAge: 60_000 });
+    await hot.store(r, response({ markdown: "# hot" }));
+    // The database loses the row; the replica's memory still has it.
+    await pg.database.sql`delete from cache_entries`;
+    const hit = await hot.lookup(r, 60_000);
+    assert.deepEqual(hit.data, { markdown: "# hot" });
+    const memoryHits = await reg.getSingleMetric("fleet_cache_memory_hits_total")?.get();
+    assert.equal(memoryHits?.values.find((v) => v.labels.format === "markdown")?.value, 1);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const tooOld = await hot.lookup(r, 10);
+    assert.deepEqual(tooOld.formats, [], "an entry older than maxAge is not served from memory either");
+  });
+
+  it("keeps within its byte budget by dropping the least recently used entries", async () => {
+    const small = new RenderCache({
+      database: pg.database,
+      retentionMs: 3_600_000,
+      maxEntryBytes: 1_000_000,
+      memoryBytes: 8_000,
+    });
+    const body = "x".repeat(900);
+    for (let i = 0; i < 20; i++)
+      await small.store(
+        req({ url: `${URL_A}?lru=${i}`, formats: ["markdown"] }),
+        response({ markdown: body }),
+      );
+    await pg.database.sql`delete from cache_entries`;
+    const first = await small.lookup(req({ url: `${URL_A}?lru=0`, formats: ["markdown"] }), 60_000);
+    const last = await small.lookup(req({ url: `${URL_A}?lru=19`, formats: ["markdown"] }), 60_000);
+    assert.deepEqual(first.formats, [], "the oldest entry was evicted");
+    assert.deepEqual(last.formats, ["markdown"]);
+  });
+});

@@ -9,12 +9,51 @@ import {
 } from "@browserfleet/billing";
 import { type Quote, usd } from "@browserfleet/pricing";
 import type { Request, Response } from "express";
+import { type AllowanceRoute, allowanceFor, clientAddress } from "../allowance/index.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { PaymentError, type VerifiedPayment } from "../payments/x402.ts";
 
 /** Who pays for a call. */
-export type Payer = { kind: "account"; accountId: string } | { kind: "wallet"; address: string };
+export type Payer =
+  | { kind: "account"; accountId: string }
+  | { kind: "wallet"; address: string }
+  | { kind: "allowance"; client: string };
+
+/** The caller of a priced call, whatever the transport (REST or an MCP tool call). */
+export interface Caller {
+  auth?: { keyId: string; accountId: string };
+  requestId: string;
+  /** The x402 PAYMENT-SIGNATURE the caller sent, if any (REST only). */
+  paymentSignature?: string;
+  /** The URL a wallet's 402 challenge names as the resource. */
+  resourceUrl: string;
+  /** Keyless MCP callers spend the free allowance, counted per this client address. */
+  allowanceClient?: string;
+  setHeader(name: string, value: string): void;
+}
+
+export function restCaller(ctx: ApiContext, req: Request, res: Response): Caller {
+  const base = ctx.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
+  const sig = req.headers["payment-signature"];
+  return {
+    auth: req.auth,
+    requestId: req.requestId,
+    paymentSignature: typeof sig === "string" ? sig : undefined,
+    resourceUrl: base.replace(/\/$/, "") + req.originalUrl,
+    setHeader: (name, value) => res.setHeader(name, value),
+  };
+}
+
+export function mcpCaller(ctx: ApiContext, req: Request, tool: string): Caller {
+  return {
+    auth: req.auth,
+    requestId: req.requestId,
+    resourceUrl: `mcp:${tool}`,
+    allowanceClient: req.auth ? undefined : clientAddress(req, ctx.config.TRUSTED_PROXY_HOPS),
+    setHeader: () => {},
+  };
+}
 
 export interface PaidWork<T> {
   result: T;
@@ -23,8 +62,10 @@ export interface PaidWork<T> {
 }
 
 export interface PaidCall<T> {
-  /** The route's name in usage rows and metrics: scrape, session, act, map, ... */
-  route: string;
+  /** The route's name in usage rows, metrics and the free allowance. */
+  route: AllowanceRoute;
+  /** The validated request, for the free allowance's rules. */
+  request: unknown;
   quote: Quote;
   /** What the wallet's 402 challenge says the call is. */
   description: string;
@@ -51,17 +92,12 @@ const insufficient = (quote: number, balance: number) =>
     { price: price(quote), balance: price(balance) },
   );
 
-function resourceUrl(ctx: ApiContext, req: Request): string {
-  const base = ctx.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
-  return base.replace(/\/$/, "") + req.originalUrl;
-}
-
-function challenge(ctx: ApiContext, req: Request, call: PaidCall<unknown>, error: ApiError): ApiError {
+function challenge(ctx: ApiContext, caller: Caller, call: PaidCall<unknown>, error: ApiError): ApiError {
   const x402 = ctx.x402;
   if (!x402) return error;
   const c = x402.challenge({
     amountMicros: call.quote.micros,
-    resourceUrl: resourceUrl(ctx, req),
+    resourceUrl: caller.resourceUrl,
     description: call.description,
     error: error.message,
   });
@@ -74,12 +110,15 @@ function challenge(ctx: ApiContext, req: Request, call: PaidCall<unknown>, error
   );
 }
 
+export const HOW_TO_GET_A_KEY =
+  "Get an API key from the operator of this service (npm run admin -- create-key) and send it as Authorization: Bearer <key>";
+
 /**
  * Run priced work for whoever pays: an account (hold the quote, capture what came out, refund the rest),
  * or a wallet (verify the x402 payment first, settle it only if something came out). A keyless call
  * without payment gets the 402 quote: a quote, not a charge.
  */
-export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, call: PaidCall<T>): Promise<T> {
+export async function payFor<T>(ctx: ApiContext, caller: Caller, call: PaidCall<T>): Promise<T> {
   const started = performance.now();
   const usage = (status: number, priceMicros: number, who: { accountId?: string; payer?: string }) =>
     ctx.usage.record({
@@ -87,14 +126,14 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
       route: call.route,
       status,
       priceMicros,
-      requestId: req.requestId,
+      requestId: caller.requestId,
       ms: Math.round(performance.now() - started),
     });
   const statusOf = (err: unknown) => (err instanceof ApiError ? err.status : 500);
 
-  if (req.auth && call.final) {
-    const accountId = req.auth.accountId;
-    const entry = { accountId, micros: call.quote.micros, route: call.route, requestId: req.requestId };
+  if (caller.auth && call.final) {
+    const accountId = caller.auth.accountId;
+    const entry = { accountId, micros: call.quote.micros, route: call.route, requestId: caller.requestId };
     const charged = await chargeNow(ctx.db.db, entry);
     if (!charged.ok) {
       void usage(402, 0, { accountId });
@@ -109,18 +148,18 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
       throw err;
     }
     ctx.metrics.charged.inc({ route: call.route, payer: "account" }, call.quote.micros);
-    res.setHeader("X-Charged-Usd", usd(call.quote.micros));
+    caller.setHeader("X-Charged-Usd", usd(call.quote.micros));
     void usage(200, call.quote.micros, { accountId });
     return done.result;
   }
 
-  if (req.auth) {
-    const accountId = req.auth.accountId;
+  if (caller.auth) {
+    const accountId = caller.auth.accountId;
     const hold = await placeHold(ctx.db.db, {
       accountId,
       micros: call.quote.micros,
       route: call.route,
-      requestId: req.requestId,
+      requestId: caller.requestId,
       ttlMs: call.holdMs,
     });
     if (!hold.ok) {
@@ -138,13 +177,14 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
     const settled = await settleHold(ctx.db.db, hold.holdId, done.chargeMicros);
     const charged = settled?.capturedMicros ?? 0;
     ctx.metrics.charged.inc({ route: call.route, payer: "account" }, charged);
-    res.setHeader("X-Charged-Usd", usd(charged));
+    caller.setHeader("X-Charged-Usd", usd(charged));
     void usage(200, charged, { accountId });
     return done.result;
   }
 
   if (call.keyOnly) throw new ApiError("key_required", call.keyOnly);
-  const signature = req.headers["payment-signature"];
+  if (caller.allowanceClient !== undefined) return spendAllowance(ctx, caller.allowanceClient, call, usage);
+  const signature = caller.paymentSignature;
   if (!ctx.x402) {
     throw new ApiError(
       "key_required",
@@ -157,7 +197,7 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
   if (typeof signature !== "string") {
     throw challenge(
       ctx,
-      req,
+      caller,
       call,
       new ApiError(
         "payment_required",
@@ -171,7 +211,7 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
 
   const quote = {
     amountMicros: call.quote.micros,
-    resourceUrl: resourceUrl(ctx, req),
+    resourceUrl: caller.resourceUrl,
     description: call.description,
   };
   let verified: VerifiedPayment;
@@ -181,7 +221,7 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
     if (err instanceof PaymentError)
       throw challenge(
         ctx,
-        req,
+        caller,
         call,
         new ApiError(err.code, err.message, undefined, undefined, { price: price(call.quote.micros) }),
       );
@@ -194,12 +234,12 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
     payer: verified.payer,
     amountMicros: verified.amountMicros,
     route: call.route,
-    requestId: req.requestId,
+    requestId: caller.requestId,
   });
   if (!claim) {
     throw challenge(
       ctx,
-      req,
+      caller,
       call,
       new ApiError("payment_replayed", "this payment authorization was already used; sign a new one"),
     );
@@ -222,7 +262,7 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
   try {
     const settled = await ctx.x402.settle(verified);
     await recordWalletSettlement(ctx.db.db, claim, settled.transaction);
-    res.setHeader("PAYMENT-RESPONSE", settled.header);
+    caller.setHeader("PAYMENT-RESPONSE", settled.header);
   } catch (err) {
     await releaseWalletPayment(ctx.db.db, claim);
     void usage(402, 0, payer);
@@ -232,5 +272,38 @@ export async function payFor<T>(ctx: ApiContext, req: Request, res: Response, ca
   }
   ctx.metrics.charged.inc({ route: call.route, payer: "wallet" }, verified.amountMicros);
   void usage(200, verified.amountMicros, payer);
+  return done.result;
+}
+
+type UsageFn = (status: number, priceMicros: number, who: { accountId?: string; payer?: string }) => void;
+
+/** A keyless MCP call: spend one unit of each of the spec's allowance counters, give it back if nothing came out. */
+async function spendAllowance<T>(
+  ctx: ApiContext,
+  client: string,
+  call: PaidCall<T>,
+  usage: UsageFn,
+): Promise<T> {
+  const rule = allowanceFor({ route: call.route, request: call.request }, new Date());
+  if (!rule.ok) throw new ApiError("key_required", `${rule.reason}. ${HOW_TO_GET_A_KEY}.`);
+  const spent = await ctx.allowance.consume(client, rule.buckets);
+  if (!spent.ok) {
+    throw new ApiError(
+      "allowance_exhausted",
+      `the free allowance is used up (${spent.bucket}: ${spent.used} of ${spent.limit}). ${HOW_TO_GET_A_KEY}, or pay per call with an x402 wallet over REST.`,
+      undefined,
+      undefined,
+      { price: price(call.quote.micros) },
+    );
+  }
+  let done: PaidWork<T>;
+  try {
+    done = await call.work({ kind: "allowance", client });
+  } catch (err) {
+    await spent.release();
+    throw err;
+  }
+  if (done.chargeMicros === 0) await spent.release();
+  usage(200, 0, {});
   return done.result;
 }

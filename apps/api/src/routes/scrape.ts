@@ -12,7 +12,7 @@ import {
 import { priceOf } from "@browserfleet/pricing";
 import { SsrfError } from "@browserfleet/ssrf";
 import type { Router } from "express";
-import { payFor } from "../billing/payment.ts";
+import { type Caller, payFor, restCaller } from "../billing/payment.ts";
 import { type CacheHit, isCacheable } from "../cache/index.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -113,56 +113,69 @@ function merge(req: ScrapeRequest, fresh: ScrapeResponse, hit: CacheHit): Scrape
   };
 }
 
+/**
+ * A priced scrape for any caller, REST or MCP: SSRF pre-check, cache look-up, the exact quote, payment,
+ * then render whatever the cache did not have. `metadata.ms` is the caller's wall time.
+ */
+export async function paidScrape(
+  ctx: ApiContext,
+  req: ScrapeRequest,
+  caller: Caller,
+): Promise<ScrapeResponse> {
+  const started = performance.now();
+  await precheckUrl(ctx, req.url);
+  const scope = ctx.config.CACHE_SCOPE === "account" ? (caller.auth?.accountId ?? null) : undefined;
+  const hit: CacheHit =
+    req.maxAge !== undefined && scope !== null
+      ? await ctx.cache.lookup(req, req.maxAge, scope)
+      : { data: {}, formats: [] };
+  const quote = priceOf({ route: "scrape", request: req, cachedFormats: hit.formats });
+  const missing = req.formats.filter((f) => !(f in hit.data));
+  const end = ctx.metrics.scrapeDuration.startTimer();
+  let result: ScrapeResponse;
+  try {
+    result = await payFor(ctx, caller, {
+      route: "scrape",
+      request: req,
+      quote,
+      description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
+      keyOnly: req.formats.includes("json")
+        ? "the json format needs an API key (send Authorization: Bearer <API key>)"
+        : undefined,
+      holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
+      final: missing.length === 0,
+      work: async () => {
+        if (missing.length === 0) {
+          const cached = fromCache(req, hit);
+          return { result: cached, chargeMicros: chargeFor(cached) };
+        }
+        const reply = await scrape(ctx, { ...req, formats: missing }, caller.requestId);
+        if (!reply.ok) {
+          const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "render_failed";
+          throw new ApiError(code, reply.error.message);
+        }
+        if (scope !== null && isCacheable(req)) void ctx.cache.store(req, reply.result, scope);
+        const merged = merge(req, reply.result, hit);
+        return { result: merged, chargeMicros: chargeFor(merged) };
+      },
+    });
+  } catch (err) {
+    end({ outcome: err instanceof ApiError ? err.code : "error" });
+    throw err;
+  }
+  result.metadata.ms = Math.round(performance.now() - started);
+  for (const f of req.formats)
+    ctx.metrics.formatsRendered.inc({
+      format: f,
+      outcome: result.metadata.cached?.includes(f) ? "cached" : f in result.data ? "ok" : "error",
+    });
+  end({ outcome: result.success ? "ok" : "all_formats_failed" });
+  return result;
+}
+
 export function mountScrape(router: Router, ctx: ApiContext): void {
   router.post("/web/v1/scrape", async (httpReq, res) => {
-    const started = performance.now();
     const req = parseBody(scrapeRequest, httpReq.body);
-    await precheckUrl(ctx, req.url);
-    const scope = ctx.config.CACHE_SCOPE === "account" ? (httpReq.auth?.accountId ?? null) : undefined;
-    const hit: CacheHit =
-      req.maxAge !== undefined && scope !== null
-        ? await ctx.cache.lookup(req, req.maxAge, scope)
-        : { data: {}, formats: [] };
-    const quote = priceOf({ route: "scrape", request: req, cachedFormats: hit.formats });
-    const missing = req.formats.filter((f) => !(f in hit.data));
-    const end = ctx.metrics.scrapeDuration.startTimer();
-    let result: ScrapeResponse;
-    try {
-      result = await payFor(ctx, httpReq, res, {
-        route: "scrape",
-        quote,
-        description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
-        keyOnly: req.formats.includes("json")
-          ? "the json format needs an API key (send Authorization: Bearer <API key>)"
-          : undefined,
-        holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
-        final: missing.length === 0,
-        work: async () => {
-          if (missing.length === 0) {
-            const cached = fromCache(req, hit);
-            return { result: cached, chargeMicros: chargeFor(cached) };
-          }
-          const reply = await scrape(ctx, { ...req, formats: missing }, httpReq.requestId);
-          if (!reply.ok) {
-            const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "render_failed";
-            throw new ApiError(code, reply.error.message);
-          }
-          if (scope !== null && isCacheable(req)) void ctx.cache.store(req, reply.result, scope);
-          const merged = merge(req, reply.result, hit);
-          return { result: merged, chargeMicros: chargeFor(merged) };
-        },
-      });
-    } catch (err) {
-      end({ outcome: err instanceof ApiError ? err.code : "error" });
-      throw err;
-    }
-    result.metadata.ms = Math.round(performance.now() - started);
-    for (const f of req.formats)
-      ctx.metrics.formatsRendered.inc({
-        format: f,
-        outcome: result.metadata.cached?.includes(f) ? "cached" : f in result.data ? "ok" : "error",
-      });
-    end({ outcome: result.success ? "ok" : "all_formats_failed" });
-    res.json(result);
+    res.json(await paidScrape(ctx, req, restCaller(ctx, httpReq, res)));
   });
 }

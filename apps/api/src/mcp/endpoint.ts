@@ -1,0 +1,113 @@
+import { detailsFromZod } from "@browserfleet/contracts";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Request, Router } from "express";
+import { z } from "zod";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { notYet, TOOLS } from "./tools.ts";
+
+const text = (value: unknown, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
+  ...(isError ? { isError: true } : {}),
+});
+
+/** An error as a tool result the agent can read and act on: the code, the message, the field at fault. */
+function errorResult(err: unknown): CallToolResult {
+  if (err instanceof ApiError) {
+    return text(
+      {
+        error: {
+          code: err.code,
+          message: err.message,
+          ...(err.details ? { details: err.details } : {}),
+          ...err.extra,
+        },
+      },
+      true,
+    );
+  }
+  return text({ error: { code: "internal", message: "internal error" } }, true);
+}
+
+/** tools/list: each tool's input JSON Schema, generated from its zod contract once. */
+const TOOL_LIST = TOOLS.map((t) => ({
+  name: t.name,
+  description: t.description,
+  inputSchema: z.toJSONSchema(t.input, { io: "input", unrepresentable: "any" }) as {
+    type: "object";
+    [k: string]: unknown;
+  },
+}));
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+/**
+ * The low-level SDK server, so that validation is ours (the contracts' zod schemas): an agent gets the
+ * same field-naming errors over MCP as over REST, as a tool result with isError.
+ */
+function buildServer(ctx: ApiContext, req: Request): Server {
+  const server = new Server(
+    { name: "browserfleet", version: "1.0.1" },
+    { capabilities: { tools: {}, logging: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = BY_NAME.get(request.params.name);
+    if (!tool)
+      return errorResult(new ApiError("not_found", `no tool ${request.params.name}; see tools/list`));
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const details = detailsFromZod(parsed.error);
+      const first = details[0];
+      return errorResult(
+        new ApiError(
+          "invalid_request",
+          `invalid arguments: ${first?.field ? `${first.field}: ` : ""}${first?.message ?? ""}`,
+          details,
+        ),
+      );
+    }
+    if (!tool.run) return errorResult(notYet(tool));
+    try {
+      return text(await tool.run(ctx, req, parsed.data as never));
+    } catch (err) {
+      return errorResult(err);
+    }
+  });
+  return server;
+}
+
+/** POST /mcp: stateless streamable HTTP, a fresh server and transport per request (protocol 2025-06-18). */
+export function mountMcp(router: Router, ctx: ApiContext): void {
+  router.post("/mcp", async (req, res) => {
+    const server = buildServer(ctx, req);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // Our req.auth (the API key) is not the SDK's OAuth AuthInfo; the SDK only passes it through.
+    await transport.handleRequest(req as never, res, req.body);
+  });
+  const stateless = () => {
+    throw new ApiError(
+      "method_not_allowed",
+      "this MCP server is stateless: POST JSON-RPC messages to /mcp",
+      undefined,
+      {
+        Allow: "POST",
+      },
+    );
+  };
+  router.get("/mcp", stateless);
+  router.delete("/mcp", stateless);
+}

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Stack, startStack } from "../helpers/stack.ts";
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack?.stop();
+});
+
+async function connect(key?: string): Promise<Client> {
+  const client = new Client({ name: "e2e", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+  });
+  await client.connect(transport);
+  return client;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the tool answered
+type Json = any;
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; body: Json }> {
+  const r = await client.callTool({ name, arguments: args });
+  const content = r.content as Array<{ type: string; text: string }>;
+  return { isError: r.isError === true, body: JSON.parse(content[0]?.text ?? "null") };
+}
+
+describe("MCP endpoint", () => {
+  test("initialize and tools/list need no key and list the spec's tools", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of [
+      "web_scrape",
+      "web_session_open",
+      "web_act",
+      "web_scrape_batch",
+      "web_map",
+      "web_crawl",
+      "web_feedback",
+    ])
+      assert.ok(names.includes(n), `${n} missing from ${names.join(", ")}`);
+    const scrape = tools.find((t) => t.name === "web_scrape");
+    assert.ok(
+      (scrape?.inputSchema.properties as Record<string, unknown> | undefined)?.formats,
+      "the input schema comes from the contract",
+    );
+    await client.close();
+  });
+
+  test("a keyless client gets the free allowance: 3 pages of one site, then a result that says how to get a key", async () => {
+    const client = await connect();
+    const failed = await call(client, "web_scrape", { url: "http://127.0.0.1:9/" });
+    assert.equal(failed.isError, true, "an unreachable page fails");
+    for (let i = 0; i < 3; i++) {
+      const ok = await call(client, "web_scrape", { url: `${stack.site.url}/page2?n=${i}` });
+      assert.equal(ok.isError, false, JSON.stringify(ok.body));
+      assert.match(ok.body.data.markdown, /\S/);
+    }
+    const fourth = await call(client, "web_scrape", { url: `${stack.site.url}/article` });
+    assert.equal(fourth.isError, true);
+    assert.equal(fourth.body.error.code, "allowance_exhausted");
+    assert.match(fourth.body.error.message, /API key/);
+    const [row] = await stack.pg.database.sql`
+      select count from allowance_counters where bucket like 'scrape-site:%'`;
+    assert.equal(row?.count, 3, "the failed call gave its unit back");
+    await client.close();
+  });
+
+  test("keyless calls outside the allowance are refused with the reason", async () => {
+    const client = await connect();
+    const shot = await call(client, "web_scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["screenshot"],
+    });
+    assert.equal(shot.isError, true);
+    assert.match(shot.body.error.message, /screenshot/);
+    const json = await call(client, "web_scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["json"],
+      json: { prompt: "x" },
+    });
+    assert.equal(json.body.error.code, "key_required");
+    await client.close();
+  });
+
+  test("a keyed client is charged like REST, and bad arguments name the field", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const client = await connect(key);
+    const ok = await call(client, "web_scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "links"],
+    });
+    assert.equal(ok.isError, false, JSON.stringify(ok.body));
+    const account = await (
+      await fetch(`${stack.api.url}/web/v1/account`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
+    assert.equal(account.balance.micros, 1_000_000 - 2_000);
+    const bad = await call(client, "web_scrape", { url: "not a url" });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.body.error.code, "invalid_request");
+    assert.equal(bad.body.error.details[0].field, "url");
+    await client.close();
+  });
+
+  test("a wrong key on /mcp is a 401, and GET /mcp is 405 on this stateless server", async () => {
+    const res = await fetch(`${stack.api.url}/mcp`, {
+      method: "POST",
+      headers: {
+        authorization: "Bearer bf_live_wrong",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    assert.equal(res.status, 401);
+    assert.equal((await fetch(`${stack.api.url}/mcp`)).status, 405);
+  });
+});
