@@ -244,3 +244,12 @@ describe("account views", () => {
     assert.ok(Number(ids[0]) > Number(ids.at(-1)));
   });
 });
+
+describe("readiness", () => {
+  test("/readyz reports the database along with NATS and the browser workers", async () => {
+    const r = await get("/readyz");
+    assert.equal(r.status, 200);
+    assert.equal(r.body.database, true);
+    assert.equal(r.body.nats, true);
+  });
+});

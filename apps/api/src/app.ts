@@ -88,9 +88,17 @@ export function createApp(ctx: ApiContext): Express {
   router.get("/readyz", async (_req, res) => {
     const natsUp = !ctx.nc.isClosed();
     const workers = natsUp && (await ctx.workers.anyAlive());
+    const database = await Promise.race([
+      ctx.db.sql`select 1`.then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref()),
+    ]);
+    const ok = natsUp && workers && database;
     res
-      .status(natsUp && workers ? 200 : 503)
-      .json({ ok: natsUp && workers, nats: natsUp, browserWorkers: ctx.workers.slots().workers });
+      .status(ok ? 200 : 503)
+      .json({ ok, nats: natsUp, database, browserWorkers: ctx.workers.slots().workers });
   });
   router.get("/metrics", async (_req, res) => {
     res.setHeader("Content-Type", ctx.metrics.registry.contentType);
