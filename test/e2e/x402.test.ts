@@ -1,11 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
-import { privateKeyToAccount } from "viem/accounts";
 import { type Chain, startChain } from "../helpers/chain.ts";
+import { payingClient } from "../helpers/paying-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 
 /**
@@ -15,7 +12,7 @@ import { type Stack, startStack } from "../helpers/stack.ts";
 let chain: Chain;
 let stack: Stack;
 let payingFetch: typeof fetch;
-const sentSignatures: string[] = [];
+let sentSignatures: string[] = [];
 
 before(async () => {
   chain = await startChain();
@@ -26,15 +23,9 @@ before(async () => {
       X402_RPC_URL: chain.rpcUrl,
     },
   });
-  const recording: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    const sig = request.headers.get("PAYMENT-SIGNATURE");
-    if (sig) sentSignatures.push(sig);
-    return fetch(request);
-  };
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount(chain.payerKey), networks: ["eip155:8453"] });
-  payingFetch = wrapFetchWithPayment(recording, client);
+  const paying = payingClient(chain.payerKey);
+  payingFetch = paying.fetch;
+  sentSignatures = paying.sent;
 });
 after(async () => {
   await stack?.stop();

@@ -15,11 +15,11 @@ import {
 } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { wrapFetchWithPayment } from "@x402/fetch";
 import express from "express";
 import { type Address, createPublicClient, type Hex, http, parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type Chain, PAYER_START_MICROS, startChain } from "../../../test/helpers/chain.ts";
+import { payingClient } from "../../../test/helpers/paying-client.ts";
 import {
   BASE_USDC,
   createX402,
@@ -40,7 +40,7 @@ describe("x402 payments against a local chain", () => {
   let url: string;
   /** Lets @x402/fetch pay; records every PAYMENT-SIGNATURE it sends. */
   let payingFetch: typeof fetch;
-  const sentSignatures: string[] = [];
+  let sentSignatures: string[] = [];
   /** Signs payments outside any HTTP flow. */
   let signer: x402Client;
   const settledNonces: string[] = [];
@@ -136,17 +136,10 @@ describe("x402 payments against a local chain", () => {
     await new Promise<void>((resolve) => server.once("listening", () => resolve()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const account = privateKeyToAccount(chain.payerKey);
-    const recording: typeof fetch = async (input, init) => {
-      const request = new Request(input, init);
-      const sig = request.headers.get("PAYMENT-SIGNATURE");
-      if (sig) sentSignatures.push(sig);
-      return fetch(request);
-    };
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: account, networks: ["eip155:8453"] });
-    payingFetch = wrapFetchWithPayment(recording, client);
-    signer = client;
+    const paying = payingClient(chain.payerKey);
+    payingFetch = paying.fetch;
+    sentSignatures = paying.sent;
+    signer = paying.client;
   });
 
   after(async () => {

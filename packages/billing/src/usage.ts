@@ -12,18 +12,16 @@ export interface UsageRecord {
 }
 
 /** One row per priced call, whoever paid. */
-export async function recordUsage(db: Db, u: UsageRecord): Promise<void> {
-  await db.insert(schema.usage).values({
-    accountId: u.accountId ?? null,
-    payer: u.payer ?? null,
-    client: u.client ?? null,
-    route: u.route,
-    status: u.status,
-    priceMicros: u.priceMicros,
-    requestId: u.requestId ?? null,
-    ms: u.ms ?? null,
-  });
-}
+const toRow = (u: UsageRecord): typeof schema.usage.$inferInsert => ({
+  accountId: u.accountId ?? null,
+  payer: u.payer ?? null,
+  client: u.client ?? null,
+  route: u.route,
+  status: u.status,
+  priceMicros: u.priceMicros,
+  requestId: u.requestId ?? null,
+  ms: u.ms ?? null,
+});
 
 /**
  * Usage rows are reporting, not money (the ledger is), so they are written in batches off the request
@@ -62,18 +60,7 @@ export class UsageRecorder {
     this.#flushing = this.#flushing.then(() =>
       this.db
         .insert(schema.usage)
-        .values(
-          batch.map((u) => ({
-            accountId: u.accountId ?? null,
-            payer: u.payer ?? null,
-            client: u.client ?? null,
-            route: u.route,
-            status: u.status,
-            priceMicros: u.priceMicros,
-            requestId: u.requestId ?? null,
-            ms: u.ms ?? null,
-          })),
-        )
+        .values(batch.map(toRow))
         .then(
           () => {},
           (err) => this.opts.onError?.(err),

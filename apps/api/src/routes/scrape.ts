@@ -33,8 +33,8 @@ export async function precheckUrl(ctx: ApiContext, url: string | undefined, fiel
   }
 }
 
+/** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
 export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
-  await precheckUrl(ctx, req.url);
   if (!(await ctx.workers.anyAlive())) {
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
       "Retry-After": "5",
