@@ -1,4 +1,4 @@
-import type { UsageRecorder } from "@browserfleet/billing";
+import type { BalanceLeases, UsageRecorder } from "@browserfleet/billing";
 import type { Config } from "@browserfleet/config";
 import type { Database } from "@browserfleet/db";
 import type { Guard } from "@browserfleet/ssrf";
@@ -19,6 +19,8 @@ export interface ApiContext {
   db: Database;
   cache: RenderCache;
   usage: UsageRecorder;
+  /** Final charges (calls served wholly from cache), taken from per-replica balance leases. */
+  leases: BalanceLeases;
   allowance: AllowanceStore;
   /** Wallet payments; undefined when X402_PAY_TO is not configured. */
   x402?: X402Payments;

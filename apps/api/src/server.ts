@@ -1,5 +1,10 @@
 import type { Server } from "node:http";
-import { reapExpiredHolds, releaseStaleWalletClaims, UsageRecorder } from "@browserfleet/billing";
+import {
+  BalanceLeases,
+  reapExpiredHolds,
+  releaseStaleWalletClaims,
+  UsageRecorder,
+} from "@browserfleet/billing";
 import { connectBus, ensureTaskQueue, openWorkersBucket, taskBacklog } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import { connectDb, migrateDb } from "@browserfleet/db";
@@ -58,6 +63,11 @@ export async function startApi(
     maxBatch: 200,
     onError: (err) => console.error(`usage rows not written: ${(err as Error).message}`),
   });
+  const leases = new BalanceLeases(
+    database.db,
+    { leaseMicros: config.BALANCE_LEASE_MICROS, leaseMs: config.BALANCE_LEASE_MS, flushMs: 250 },
+    (err) => console.error(`balance lease: ${(err as Error).message}`),
+  );
   const ctx: ApiContext = {
     config,
     nc,
@@ -67,6 +77,7 @@ export async function startApi(
     db: database,
     cache,
     usage,
+    leases,
     allowance: new AllowanceStore(database),
     x402: await walletPayments(config),
   };
@@ -97,6 +108,7 @@ export async function startApi(
       });
       await nc.drain().catch(() => {});
       await usage.close();
+      await leases.close().catch((err) => console.error(`leases not returned: ${(err as Error).message}`));
       await database.close();
     },
   };

@@ -113,6 +113,24 @@ export async function getAccount(db: Db, accountId: string) {
   return row;
 }
 
+/**
+ * What an account can spend: its balance plus what its balance leases still hold unspent (leases are a
+ * replica's reservation, not the caller's spending), and apart from that the money held by calls still
+ * running. Write a replica's unwritten lease captures first for an exact figure.
+ */
+export async function accountBalance(db: Db, accountId: string) {
+  const rows = await db.execute<{ balance: string; leased: string; held: string }>(sql`
+    select a.balance_micros as balance,
+      coalesce(sum(h.amount_micros - h.captured_micros - h.refunded_micros) filter (where h.route = 'lease'), 0) as leased,
+      coalesce(sum(h.amount_micros - h.captured_micros - h.refunded_micros) filter (where h.route <> 'lease'), 0) as held
+    from ${accounts} a left join ${schema.holds} h on h.account_id = a.id and h.status = 'open'
+    where a.id = ${accountId}
+    group by a.id`);
+  const row = rows[0];
+  if (!row) return undefined;
+  return { balanceMicros: Number(row.balance) + Number(row.leased), heldMicros: Number(row.held) };
+}
+
 export async function listKeys(db: Db, accountId: string) {
   return db
     .select({

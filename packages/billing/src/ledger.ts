@@ -1,5 +1,5 @@
 import { type Db, schema } from "@browserfleet/db";
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import { newId } from "./ids.ts";
 
 const { accounts, holds, ledgerEntries } = schema;
@@ -11,46 +11,89 @@ export type HoldResult =
   | { ok: false; balanceMicros: number };
 
 /**
- * Reserve `micros` of an account's balance for one call. The conditional update makes it atomic: under
- * any number of concurrent calls on one account the balance never goes below zero.
+ * Reserve `micros` of an account's balance for one call (or, with `take`, that share of the balance,
+ * but at least `micros`: a balance lease). The row is locked for the decision, so under any number of
+ * concurrent calls on one account the balance never goes below zero.
  */
 export async function placeHold(
   db: Db,
-  h: { accountId: string; micros: number; route: string; requestId?: string; ttlMs: number },
-): Promise<HoldResult> {
+  h: {
+    accountId: string;
+    micros: number;
+    take?: (balanceMicros: number) => number;
+    route: string;
+    requestId?: string;
+    ttlMs: number;
+  },
+): Promise<HoldResult & { heldMicros?: number }> {
   return db.transaction(async (tx) => {
+    const [acct] = await tx
+      .select({ balance: accounts.balanceMicros })
+      .from(accounts)
+      .where(eq(accounts.id, h.accountId))
+      .for("update");
+    const balance = acct?.balance ?? 0;
+    if (balance < h.micros) return { ok: false as const, balanceMicros: balance };
+    const take = Math.min(balance, Math.max(h.micros, h.take?.(balance) ?? h.micros));
     const [row] = await tx
       .update(accounts)
-      .set({ balanceMicros: sql`${accounts.balanceMicros} - ${h.micros}` })
-      .where(and(eq(accounts.id, h.accountId), gte(accounts.balanceMicros, h.micros)))
+      .set({ balanceMicros: sql`${accounts.balanceMicros} - ${take}` })
+      .where(eq(accounts.id, h.accountId))
       .returning({ balance: accounts.balanceMicros });
-    if (!row) {
-      const [acct] = await tx
-        .select({ balance: accounts.balanceMicros })
-        .from(accounts)
-        .where(eq(accounts.id, h.accountId));
-      return { ok: false as const, balanceMicros: acct?.balance ?? 0 };
-    }
+    const after = row?.balance ?? balance - take;
     const holdId = newId("hold");
     await tx.insert(holds).values({
       id: holdId,
       accountId: h.accountId,
       route: h.route,
       requestId: h.requestId ?? null,
-      amountMicros: h.micros,
+      amountMicros: take,
       expiresAt: new Date(Date.now() + h.ttlMs),
     });
     await tx.insert(ledgerEntries).values({
       accountId: h.accountId,
       kind: "hold",
-      amountMicros: -h.micros,
-      heldMicros: h.micros,
-      balanceAfterMicros: row.balance,
+      amountMicros: -take,
+      heldMicros: take,
+      balanceAfterMicros: after,
       holdId,
       route: h.route,
       requestId: h.requestId ?? null,
     });
-    return { ok: true as const, holdId, balanceMicros: row.balance };
+    return { ok: true as const, holdId, balanceMicros: after, heldMicros: take };
+  });
+}
+
+/**
+ * Capture many calls from one open hold (a balance lease) in one transaction, one ledger row per call.
+ * Returns false when the hold is no longer open or too small (nothing is captured then).
+ */
+export async function captureMany(
+  db: Db,
+  holdId: string,
+  calls: readonly { micros: number; route: string; requestId?: string }[],
+): Promise<boolean> {
+  if (calls.length === 0) return true;
+  const total = calls.reduce((sum, c) => sum + c.micros, 0);
+  return db.transaction(async (tx) => {
+    const hold = await lockOpenHold(tx, holdId);
+    if (!hold || hold.amountMicros - hold.capturedMicros - hold.refundedMicros < total) return false;
+    await tx
+      .update(holds)
+      .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
+      .where(eq(holds.id, holdId));
+    await tx.insert(ledgerEntries).values(
+      calls.map((c) => ({
+        accountId: hold.accountId,
+        kind: "capture" as const,
+        amountMicros: 0,
+        heldMicros: -c.micros,
+        holdId,
+        route: c.route,
+        requestId: c.requestId ?? null,
+      })),
+    );
+    return true;
   });
 }
 
@@ -151,33 +194,6 @@ export async function reapExpiredHolds(db: Db, now = new Date()): Promise<number
     if (done) n++;
   }
   return n;
-}
-
-/**
- * Charge a price known to be final before the work (a call served wholly from cache): the debit and its
- * ledger row in one statement, so the account row is locked for one round trip instead of a hold's two
- * transactions. Returns the new balance, or undefined when the balance does not cover it.
- */
-export async function chargeNow(
-  db: Db,
-  c: { accountId: string; micros: number; route: string; requestId?: string },
-): Promise<{ ok: true; balanceMicros: number } | { ok: false; balanceMicros: number }> {
-  const rows = await db.execute<{ balance: string }>(sql`
-    with debit as (
-      update ${accounts} set balance_micros = balance_micros - ${c.micros}
-      where id = ${c.accountId} and balance_micros >= ${c.micros}
-      returning balance_micros
-    )
-    insert into ${ledgerEntries} (account_id, kind, amount_micros, held_micros, balance_after_micros, route, request_id)
-    select ${c.accountId}, 'capture', ${-c.micros}, 0, balance_micros, ${c.route}, ${c.requestId ?? null} from debit
-    returning balance_after_micros as balance`);
-  const row = rows[0];
-  if (row) return { ok: true, balanceMicros: Number(row.balance) };
-  const [acct] = await db
-    .select({ balance: accounts.balanceMicros })
-    .from(accounts)
-    .where(eq(accounts.id, c.accountId));
-  return { ok: false, balanceMicros: acct?.balance ?? 0 };
 }
 
 /** Give back a charge whose work failed after all. */

@@ -4,6 +4,7 @@ import { schema } from "@browserfleet/db";
 import { eq, sql } from "drizzle-orm";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
 import {
+  BalanceLeases,
   captureFromHold,
   claimWalletPayment,
   createAccount,
@@ -99,6 +100,50 @@ test("200 concurrent holds on a balance that covers 37 of them: exactly 37 succe
   await Promise.all(won.map((r) => r.ok && settleHold(db(), r.holdId, 1_000)));
   assert.equal((await getAccount(db(), accountId))?.balanceMicros, 500);
   assert.deepEqual(await ledgerSum(accountId), { amount: 500, held: 0 });
+});
+
+test("balance leases: 150 concurrent final charges on one replica get exactly what the balance covers, one ledger row each", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 30_000 });
+  const leases = new BalanceLeases(db(), { leaseMicros: 4_000, leaseMs: 60_000, flushMs: 20 });
+  // 1000 or 200 micros, shuffled: no call is refused while the balance still covers it.
+  const prices = Array.from({ length: 150 }, (_, i) => (i % 3 === 0 ? 1_000 : 200));
+  const results = await Promise.all(
+    prices.map((micros, i) => leases.charge({ accountId, micros, route: "scrape", requestId: `r${i}` })),
+  );
+  const granted = prices.filter((_, i) => results[i]?.ok).reduce((a, b) => a + b, 0);
+  for (const [i, r] of results.entries())
+    if (!r.ok) assert.ok(r.balanceMicros < (prices[i] as number), "refused while the balance covered it");
+  await leases.close();
+  const left = (await getAccount(db(), accountId))?.balanceMicros ?? -1;
+  assert.equal(left, 30_000 - granted);
+  assert.ok(left < 200, `${left} micros left unspent`);
+  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
+  const rows = await pg.database
+    .sql`select count(*)::int as n from ledger_entries where account_id = ${accountId} and kind = 'capture'`;
+  assert.equal(rows[0]?.n, results.filter((r) => r.ok).length);
+});
+
+test("balance leases on two replicas never overspend, and a refunded call is not charged", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 20_000 });
+  const opts = { leaseMicros: 5_000, leaseMs: 50, flushMs: 10 };
+  const replicas = [new BalanceLeases(db(), opts), new BalanceLeases(db(), opts)];
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      (replicas[i % 2] as BalanceLeases).charge({
+        accountId,
+        micros: 200,
+        route: "scrape",
+        requestId: `r${i}`,
+      }),
+    ),
+  );
+  const ok = results.filter((r) => r.ok).length;
+  assert.ok(ok <= 100);
+  await (replicas[0] as BalanceLeases).refund({ accountId, micros: 200, route: "scrape", requestId: "r0" });
+  await Promise.all(replicas.map((r) => r.close()));
+  const left = (await getAccount(db(), accountId))?.balanceMicros ?? -1;
+  assert.equal(left, 20_000 - (ok - (results[0]?.ok ? 1 : 0)) * 200);
+  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
 });
 
 test("the reaper refunds holds whose call died, and only those", async () => {

@@ -23,6 +23,12 @@ export const configSchema = z.object({
 
   /** How long the api remembers a valid API key; a revocation takes effect within this time (0: never remember). */
   KEY_CACHE_MS: intFrom(2000),
+  /**
+   * Calls served wholly from cache are charged from a per-replica balance lease: the most one lease takes
+   * from an account (micro-dollars) and how long it is kept before what is left goes back.
+   */
+  BALANCE_LEASE_MICROS: intFrom(50_000, 1),
+  BALANCE_LEASE_MS: intFrom(5_000, 100),
 
   /** Render cache (maxAge): how long rows are kept at most, and the largest value stored. */
   CACHE_RETENTION_MS: intFrom(7 * 24 * 3600_000, 1000),

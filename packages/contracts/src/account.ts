@@ -5,6 +5,7 @@ const money = z.object({ usd: z.string(), micros: z.int() }).describe("micros = 
 export const accountView = z.object({
   account: z.object({ id: z.string(), name: z.string().nullable(), createdAt: z.string() }),
   balance: money,
+  held: money.describe("Held for calls still running: charged or given back when they end"),
   key: z.object({ id: z.string(), prefix: z.string() }).describe("The key this call was made with"),
 });
 

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import {
+  accountBalance,
   BillingError,
   createAccount,
   getAccount,
@@ -104,9 +105,11 @@ async function main(argv: string[]): Promise<void> {
         const [accountId] = args;
         if (!accountId) throw new UsageError(`${command} needs an account id`);
         const account = await getAccount(db, accountId);
-        if (!account) throw new BillingError("not_found", `no account ${accountId}`);
+        const funds = await accountBalance(db, accountId);
+        if (!account || !funds) throw new BillingError("not_found", `no account ${accountId}`);
         console.log(`account ${account.id}${account.name ? ` (${account.name})` : ""}`);
-        console.log(`balance ${usd(account.balanceMicros)}`);
+        console.log(`balance ${usd(funds.balanceMicros)}`);
+        if (funds.heldMicros > 0) console.log(`held ${usd(funds.heldMicros)} (calls still running)`);
         if (command === "show") {
           for (const k of await listKeys(db, accountId)) {
             const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "live";

@@ -1,9 +1,7 @@
 import {
-  chargeNow,
   claimWalletPayment,
   placeHold,
   recordWalletSettlement,
-  refundCharge,
   releaseWalletPayment,
   settleHold,
 } from "@browserfleet/billing";
@@ -74,8 +72,9 @@ export interface PaidCall<T> {
   /** How long the hold may stay open before the reaper refunds it (the call's worst-case duration). */
   holdMs: number;
   /**
-   * The quote is final before the work (a call served wholly from cache): an account is charged in one
-   * statement instead of a hold and its settlement, and refunded if the work throws after all.
+   * The quote is final before the work (a call served wholly from cache): an account is charged from the
+   * replica's balance lease (no database round trip) instead of a hold and its settlement, and refunded
+   * if the work throws after all.
    */
   final?: boolean;
   work(payer: Payer): Promise<PaidWork<T>>;
@@ -134,7 +133,7 @@ export async function payFor<T>(ctx: ApiContext, caller: Caller, call: PaidCall<
   if (caller.auth && call.final) {
     const accountId = caller.auth.accountId;
     const entry = { accountId, micros: call.quote.micros, route: call.route, requestId: caller.requestId };
-    const charged = await chargeNow(ctx.db.db, entry);
+    const charged = await ctx.leases.charge(entry);
     if (!charged.ok) {
       void usage(402, 0, { accountId });
       throw insufficient(call.quote.micros, charged.balanceMicros);
@@ -143,7 +142,7 @@ export async function payFor<T>(ctx: ApiContext, caller: Caller, call: PaidCall<
     try {
       done = await call.work({ kind: "account", accountId });
     } catch (err) {
-      await refundCharge(ctx.db.db, entry);
+      await ctx.leases.refund(entry);
       void usage(statusOf(err), 0, { accountId });
       throw err;
     }

@@ -1,4 +1,4 @@
-import { accountSessions, getAccount, transactions, usageByDay } from "@browserfleet/billing";
+import { accountBalance, accountSessions, getAccount, transactions, usageByDay } from "@browserfleet/billing";
 import { pageQuery, usageQuery } from "@browserfleet/contracts";
 import { usd } from "@browserfleet/pricing";
 import type { Request, Router } from "express";
@@ -39,13 +39,16 @@ export function mountAccount(router: Router, ctx: ApiContext): void {
 
   router.get("/web/v1/account", async (req, res) => {
     const auth = requireKey(req);
+    await ctx.leases.flush(auth.accountId);
     const account = await getAccount(db(), auth.accountId);
-    if (!account) throw new ApiError("invalid_key", "this key's account no longer exists");
+    const funds = await accountBalance(db(), auth.accountId);
+    if (!account || !funds) throw new ApiError("invalid_key", "this key's account no longer exists");
     const prefix = (await db().query.apiKeys.findFirst({ where: (k, { eq }) => eq(k.id, auth.keyId) }))
       ?.prefix;
     res.json({
       account: { id: account.id, name: account.name, createdAt: account.createdAt.toISOString() },
-      balance: money(account.balanceMicros),
+      balance: money(funds.balanceMicros),
+      held: money(funds.heldMicros),
       key: { id: auth.keyId, prefix: prefix ?? "" },
     });
   });
