@@ -302,3 +302,68 @@ Disallow: /private
 Sitemap: ${origin}/sitemap.xml
 `;
 }
+
+/**
+ * A small app for browser-control tests: each control shows what it did in text on the page.
+ * #load fetches /api/slow-json?ms=300 and then shows the result in #loaded; #load-slow takes 3 s.
+ */
+export const APP_PAGE_HTML = page(
+  "App",
+  `<h1>App</h1>
+<p><button id="counter" type="button">Count</button> <span id="count">Clicked 0 times</span></p>
+<p><label for="name">Name</label> <input id="name" name="name" type="text"> <button id="greet" type="button">Greet</button> <span id="greeting"></span></p>
+<p><label for="fruit">Fruit</label>
+<select id="fruit" name="fruit">
+<option value="apple">Apple</option>
+<option value="pear">Pear</option>
+<option value="plum">Plum</option>
+</select>
+<span id="fruit-shown">Chosen: apple</span></p>
+<p><label><input id="agree" name="agree" type="checkbox"> I agree</label> <span id="agree-shown">Agreed: no</span></p>
+<p><button id="hover-target" type="button">Hover for a tip</button> <span id="tip"></span></p>
+<p><button id="load" type="button">Load data</button> <span id="loaded"></span></p>
+<p><button id="load-slow" type="button">Load data slowly</button> <span id="loaded-slow"></span></p>
+<p><button id="off" type="button" disabled>Unavailable</button></p>
+<p><a id="to-page2" href="/page2">Go to page two</a></p>
+<div id="scroller" style="height:120px;width:300px;overflow:auto;border:1px solid #999">
+<div style="height:1200px;padding:4px"><button id="inner" type="button">Inside the box</button><p>Scroll me.</p></div>
+</div>
+<div id="tall" style="height:4000px"><p>A long page.</p></div>
+<p id="bottom">Bottom of the page</p>
+<script>
+(function () {
+  var count = 0;
+  var byId = function (id) { return document.getElementById(id); };
+  byId("counter").addEventListener("click", function () {
+    count += 1;
+    byId("count").textContent = "Clicked " + count + " times";
+  });
+  byId("greet").addEventListener("click", function () {
+    byId("greeting").textContent = "Hello, " + byId("name").value;
+  });
+  byId("fruit").addEventListener("change", function (e) {
+    byId("fruit-shown").textContent = "Chosen: " + e.target.value;
+  });
+  byId("agree").addEventListener("change", function (e) {
+    byId("agree-shown").textContent = "Agreed: " + (e.target.checked ? "yes" : "no");
+  });
+  byId("hover-target").addEventListener("mouseenter", function () {
+    byId("tip").textContent = "Tip: you hovered";
+  });
+  byId("load").addEventListener("click", function () {
+    fetch("/api/slow-json?ms=300")
+      .then(function (r) { return r.json(); })
+      .then(function (d) { byId("loaded").textContent = d.message; });
+  });
+  byId("load-slow").addEventListener("click", function () {
+    fetch("/api/slow-json?ms=3000")
+      .then(function (r) { return r.json(); })
+      .then(function (d) { byId("loaded-slow").textContent = d.message; });
+  });
+})();
+</script>`,
+);
+
+export function slowJson(ms: number): string {
+  return JSON.stringify({ message: `Loaded after ${ms} ms`, ms });
+}

@@ -17,6 +17,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   APP_JS,
+  APP_PAGE_HTML,
   ARTICLE_HTML,
   AUTH_OK_HTML,
   AUTH_REQUIRED_HTML,
@@ -38,6 +39,7 @@ import {
   STYLE_CSS,
   sitemapXml,
   slowHtml,
+  slowJson,
   statusHtml,
   welcomeHtml,
 } from "./pages.ts";
@@ -153,7 +155,7 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
   const latin1Body = Buffer.from(LATIN1_HTML, "latin1");
   let baseUrl = "";
 
-  /** Returns the reply, or null when the route answers asynchronously (/slow). */
+  /** Returns the reply, or null when the route answers asynchronously (/slow, /api/slow-json). */
   const route = (req: IncomingMessage, res: ServerResponse): Reply | null => {
     const target = req.url ?? "/";
     const path = pathnameOf(target);
@@ -190,6 +192,23 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
       }
       case "/form":
         return html(FORM_HTML);
+      case "/app":
+        return html(APP_PAGE_HTML);
+      case "/api/slow-json": {
+        const raw = Number(query.get("ms") ?? 300);
+        const ms = Number.isFinite(raw) ? Math.min(Math.max(0, Math.floor(raw)), MAX_SLOW_MS) : 300;
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          if (!res.destroyed && !res.writableEnded)
+            send(res, { status: 200, type: "application/json; charset=utf-8", body: slowJson(ms) });
+        }, ms);
+        timers.add(timer);
+        res.on("close", () => {
+          clearTimeout(timer);
+          timers.delete(timer);
+        });
+        return null;
+      }
       case "/welcome":
         return html(welcomeHtml(query.get("username") ?? "anonymous"));
       case "/links":

@@ -9,6 +9,7 @@ import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountPending } from "./routes/pending.ts";
 import { mountScrape } from "./routes/scrape.ts";
+import { mountSessions } from "./routes/session.ts";
 
 const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.headers["x-request-id"];
@@ -106,6 +107,7 @@ export function createApp(ctx: ApiContext): Express {
   });
   mountDescriptions(router);
   mountScrape(router, ctx);
+  mountSessions(router, ctx);
   mountAccount(router, ctx);
   mountMcp(router, ctx);
   mountPending(router);

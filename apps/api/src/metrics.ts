@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 
 export interface LoadSource {
   backlog(): Promise<{ pending: number; ackPending: number }>;
-  slots(): { total: number; busy: number; workers: number };
+  slots(): { total: number; busy: number; workers: number; sessions: number };
 }
 
 export function createApiMetrics(load: LoadSource) {
@@ -66,6 +66,20 @@ export function createApiMetrics(load: LoadSource) {
       collect() {
         this.set(load.slots().busy);
       },
+    }),
+    sessionsOpenTotal: new Gauge({
+      name: "fleet_sessions_open_total",
+      help: "Live sessions across live workers",
+      registers: [registry],
+      collect() {
+        this.set(load.slots().sessions);
+      },
+    }),
+    sessionsEnded: new Counter({
+      name: "fleet_sessions_ended_total",
+      help: "Sessions ended, by status (closed, expired, lost)",
+      labelNames: ["status"],
+      registers: [registry],
     }),
     workers: new Gauge({
       name: "fleet_browser_workers",

@@ -15,6 +15,8 @@ import { RenderCache } from "./cache/index.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
 import { createX402, type X402Payments } from "./payments/x402.ts";
+import { recordEndedSessions } from "./sessions/ended-events.ts";
+import { expireOverdueSessions } from "./sessions/store.ts";
 import { WorkerDirectory } from "./worker-directory.ts";
 
 export interface RunningApi {
@@ -86,8 +88,10 @@ export async function startApi(
   const reaper = setInterval(() => {
     reapExpiredHolds(database.db).catch(() => {});
     releaseStaleWalletClaims(database.db, config.X402_MAX_TIMEOUT_SECONDS * 2000).catch(() => {});
+    expireOverdueSessions(database.db, 60_000).catch(() => {});
   }, REAP_EVERY_MS);
   reaper.unref();
+  const endedSessions = recordEndedSessions(ctx);
   const app = createApp(ctx);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -100,6 +104,7 @@ export async function startApi(
     port,
     async close() {
       clearInterval(reaper);
+      endedSessions.unsubscribe();
       stopSweeper();
       workers.stop();
       await new Promise<void>((r) => {

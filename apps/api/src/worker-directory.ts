@@ -29,11 +29,22 @@ export class WorkerDirectory {
     return (await this.refresh()).some((w) => !w.draining);
   }
 
-  slots(): { total: number; busy: number; workers: number } {
+  slots(): { total: number; busy: number; workers: number; sessions: number } {
     return this.workers.reduce(
-      (acc, w) => ({ total: acc.total + w.slots, busy: acc.busy + w.busy, workers: acc.workers + 1 }),
-      { total: 0, busy: 0, workers: 0 },
+      (acc, w) => ({
+        total: acc.total + w.slots,
+        busy: acc.busy + w.busy,
+        workers: acc.workers + 1,
+        sessions: acc.sessions + w.sessions,
+      }),
+      { total: 0, busy: 0, workers: 0, sessions: 0 },
     );
+  }
+
+  /** Free slots on live, non-draining workers, looked up afresh (a session open needs one). */
+  async freeSlots(): Promise<number> {
+    const live = (await this.refresh()).filter((w) => !w.draining);
+    return live.reduce((n, w) => n + Math.max(0, w.slots - w.busy), 0);
   }
 
   stop(): void {

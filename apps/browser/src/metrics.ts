@@ -35,6 +35,34 @@ export function createBrowserMetrics() {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     }),
+    sessionsOpen: new Gauge({
+      name: "fleet_sessions_open",
+      help: "Live sessions this worker holds (each holds a slot)",
+      registers: [registry],
+    }),
+    sessionsOpened: new Counter({
+      name: "fleet_sessions_opened_total",
+      help: "Sessions opened on this worker",
+      registers: [registry],
+    }),
+    sessionsClosed: new Counter({
+      name: "fleet_sessions_closed_total",
+      help: "Sessions ended, by reason (closed, idle, max_lifetime, browser_lost, worker_stopping)",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+    actDuration: new Histogram({
+      name: "fleet_act_duration_seconds",
+      help: "Time of one act call on the worker: its actions and the formats after them",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers: [registry],
+    }),
+    actions: new Counter({
+      name: "fleet_actions_total",
+      help: "Actions run, by action type and outcome",
+      labelNames: ["action", "outcome"],
+      registers: [registry],
+    }),
     chromiumRestarts: new Counter({
       name: "fleet_chromium_restarts_total",
       help: "Times Chromium died and was relaunched",

@@ -1,4 +1,4 @@
-import type { ScrapeRequest, ScrapeResponse, TaskReply } from "@browserfleet/contracts";
+import type { ScrapeRequest, ScrapeResponse, TaskError, TaskReply } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
 import { errorOf, renderFormats } from "./formats/render.ts";
@@ -13,6 +13,22 @@ export class TaskFailure extends Error {
     super(message);
   }
 }
+
+/** A task that failed as a whole, as the reply's error. */
+export function failureOf(err: unknown): TaskError {
+  if (err instanceof TaskFailure) return { code: err.code, message: err.message, status: err.status };
+  const { message } = errorOf(err);
+  if (isBrowserGone(message))
+    return {
+      code: "browser_crashed",
+      message: `the browser failed while rendering: ${message}`,
+      status: 503,
+    };
+  return { code: "render_failed", message, status: 502 };
+}
+
+export const isBrowserGone = (message: string) =>
+  /Target.*closed|browser has been closed|crash|has been closed/i.test(message);
 
 export interface ScrapeHooks {
   onFormat?: (format: string, ms: number, ok: boolean) => void;
@@ -133,20 +149,7 @@ export async function runScrape(
     };
     return { ok: true, result };
   } catch (err) {
-    if (err instanceof TaskFailure)
-      return { ok: false, error: { code: err.code, message: err.message, status: err.status } };
-    const { message } = errorOf(err);
-    if (/Target.*closed|browser has been closed|crash/i.test(message)) {
-      return {
-        ok: false,
-        error: {
-          code: "browser_crashed",
-          message: `the browser failed while rendering: ${message}`,
-          status: 503,
-        },
-      };
-    }
-    return { ok: false, error: { code: "render_failed", message, status: 502 } };
+    return { ok: false, error: failureOf(err) };
   } finally {
     await context?.close().catch(() => {});
   }

@@ -9,13 +9,14 @@ import {
   startSlotLoops,
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
-import type { BrowserTask, TaskReply } from "@browserfleet/contracts";
+import type { BrowserTask, SessionOpenReply, TaskReply } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { startGuardProxy } from "./guard-proxy.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
 import { runScrape } from "./scrape.ts";
+import { SessionHost } from "./session/host.ts";
 
 export interface BrowserWorkerOptions {
   natsUrl: string;
@@ -66,23 +67,29 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   metrics.slotsTotal.set(opts.slots);
 
   let draining = false;
+  let busyNow = 0;
   const publishState = (busy: number) =>
     putWorkerState(kv, {
       workerId,
       slots: opts.slots,
       busy,
-      sessions: 0,
+      sessions: sessions.count(),
       draining,
       updatedAt: Date.now(),
     }).catch(() => {});
+  const sessions: SessionHost = new SessionHost(nc, workerId, proxy, chromium, metrics, () => {
+    metrics.sessionsOpen.set(sessions.count());
+    void publishState(busyNow);
+  });
 
-  const loops: SlotLoops = startSlotLoops<BrowserTask, TaskReply>(nc, {
+  const loops: SlotLoops = startSlotLoops<BrowserTask, TaskReply | SessionOpenReply>(nc, {
     slots: opts.slots,
     ackWaitMs: opts.ackWaitMs,
     maxPayload: nc.info?.max_payload ?? 1024 * 1024,
     deadlineOf: (t) => t.deadline,
     onExpired: (t) => metrics.tasks.inc({ kind: t.kind, outcome: "expired" }),
     onBusy: (busy) => {
+      busyNow = busy;
       metrics.slotsBusy.set(busy);
       void publishState(busy);
     },
@@ -96,15 +103,22 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     }),
     handle: async (task) => {
       const end = metrics.taskDuration.startTimer({ kind: task.kind });
-      const browser = await chromium.browser();
-      const reply = await runScrape(browser, proxy, task.request, {
-        onFormat: (format, ms, ok) =>
-          metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
-      });
+      let reply: TaskReply | SessionOpenReply;
+      if (task.kind === "session_open") reply = await sessions.open(task);
+      else {
+        const browser = await chromium.browser();
+        reply = await runScrape(browser, proxy, task.request, {
+          onFormat: (format, ms, ok) =>
+            metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
+        });
+      }
       end();
       metrics.tasks.inc({ kind: task.kind, outcome: reply.ok ? "ok" : reply.error.code });
       return reply;
     },
+    // A session keeps its slot until it ends.
+    holdSlot: (task, reply) =>
+      task.kind === "session_open" && reply.ok ? sessions.held(task.sessionId) : undefined,
   });
   await publishState(0);
   const heartbeat = setInterval(() => void publishState(loops.busy()), 5000);
@@ -137,7 +151,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       draining = true;
       clearInterval(heartbeat);
       await publishState(loops.busy());
-      await loops.drain();
+      await Promise.all([loops.drain(), sessions.closeAll("worker_stopping")]);
       await kv.delete(workerId).catch(() => {});
       await chromium.close();
       await proxy.close();

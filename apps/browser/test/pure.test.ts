@@ -16,7 +16,10 @@ const tree = [
         name: "Colour",
         ref: "e4",
         box: box(),
-        children: [{ role: "option", name: "red", ref: "e9", box: box(0) }],
+        children: [
+          { role: "option", name: "red", ref: "e9", box: box(0) },
+          { role: "option", name: "blue", ref: "e10", box: box(0), selected: true },
+        ],
       },
       { role: "button", name: "Go", ref: "e5", box: box() },
       { role: "button", name: "Off", ref: "e6", box: box(), disabled: true },
@@ -36,6 +39,12 @@ describe("controls from an AI snapshot", () => {
     assert.equal(total, 4);
     assert.equal(controls[0]!.value, "alice");
     assert.equal(controls[3]!.checked, true);
+  });
+  it("a select shows its chosen value and its choices", () => {
+    const { controls } = controlsFromSnapshot(tree, { visibleOnly: true, limit: 100 });
+    const select = controls.find((c) => c.ref === "e4")!;
+    assert.equal(select.value, "blue");
+    assert.deepEqual(select.options, ["red", "blue"]);
   });
   it("includes disabled and zero-size controls when visibleOnly is false, never a native select's options", () => {
     const { controls } = controlsFromSnapshot(tree, { visibleOnly: false, limit: 100 });

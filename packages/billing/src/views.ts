@@ -40,16 +40,30 @@ export async function transactions(db: Db, accountId: string, opts: { limit: num
   return { entries: page, next: rows.length > opts.limit && last ? last.id : undefined };
 }
 
-export async function accountSessions(db: Db, accountId: string, opts: { limit: number; before?: Date }) {
+/** Sessions, newest first; the cursor is the last (openedAt, id) seen, so rows of the same instant are not skipped. */
+export async function accountSessions(
+  db: Db,
+  accountId: string,
+  opts: { limit: number; before?: { openedAt: Date; id: string } },
+) {
+  const b = opts.before;
   const rows = await db
     .select()
     .from(sessions)
     .where(
-      and(eq(sessions.accountId, accountId), opts.before ? lt(sessions.openedAt, opts.before) : undefined),
+      and(
+        eq(sessions.accountId, accountId),
+        b
+          ? sql`(${sessions.openedAt}, ${sessions.id}) < (${b.openedAt.toISOString()}::timestamptz, ${b.id})`
+          : undefined,
+      ),
     )
-    .orderBy(desc(sessions.openedAt))
+    .orderBy(desc(sessions.openedAt), desc(sessions.id))
     .limit(opts.limit + 1);
   const page = rows.slice(0, opts.limit);
   const last = page.at(-1);
-  return { sessions: page, next: rows.length > opts.limit && last ? last.openedAt : undefined };
+  return {
+    sessions: page,
+    next: rows.length > opts.limit && last ? { openedAt: last.openedAt, id: last.id } : undefined,
+  };
 }

@@ -5,3 +5,12 @@ export const WORKER_CONSUMER = "browser-workers";
 export const WORKERS_BUCKET = "fleet_workers";
 /** Header carrying the core-NATS inbox the api waits on for a synchronous task. */
 export const REPLY_HEADER = "Fleet-Reply-To";
+/** Header asking the worker to tell the inbox as soon as it starts the task (before the reply). */
+export const START_NOTICE_HEADER = "Fleet-Start-Notice";
+
+/** A live session's own subjects: only the worker that holds session `id` subscribes to them. */
+export const sessionSubject = (id: string, verb: "act" | "close") => `fleet.session.${id}.${verb}`;
+/** Every worker publishes here when one of its sessions ends, however it ends. */
+export const SESSION_ENDED_SUBJECT = "fleet.sessions.ended";
+/** Session ids become subject tokens, so they are restricted to these characters. */
+export const SESSION_ID_PATTERN = /^ses_[0-9A-Za-z]{8,64}$/;

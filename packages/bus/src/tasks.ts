@@ -1,7 +1,7 @@
 import { jetstream } from "@nats-io/jetstream";
 import { createInbox, headers, type NatsConnection } from "@nats-io/transport-node";
 import { decodeJson, encodeJson } from "./codec.ts";
-import { REPLY_HEADER, TASK_SUBJECT } from "./subjects.ts";
+import { REPLY_HEADER, START_NOTICE_HEADER, TASK_SUBJECT } from "./subjects.ts";
 
 export class QueueFullError extends Error {
   constructor() {
@@ -15,6 +15,18 @@ export class TaskTimeoutError extends Error {
   }
 }
 
+/** No worker started the task within `startWithinMs`: every slot is busy. */
+export class TaskNotStartedError extends Error {
+  constructor(ms: number) {
+    super(`no worker started the task within ${ms} ms`);
+  }
+}
+
+export interface RunTaskOptions {
+  /** Fail with TaskNotStartedError unless a worker starts the task within this many ms. */
+  startWithinMs?: number;
+}
+
 /**
  * Queue one task on the work-queue stream and wait for its reply on a private inbox.
  * The inbox subscription exists before the publish, so a fast worker cannot answer into the void.
@@ -23,16 +35,25 @@ export async function runTask<R, T extends { taskId: string } = { taskId: string
   nc: NatsConnection,
   task: T,
   timeoutMs: number,
+  opts: RunTaskOptions = {},
 ): Promise<R> {
   const inbox = createInbox();
   let settle!: { resolve: (r: R) => void; reject: (e: Error) => void };
   const result = new Promise<R>((resolve, reject) => {
     settle = { resolve, reject };
   });
+  const done = () => {
+    clearTimeout(timer);
+    clearTimeout(startTimer);
+    sub.unsubscribe();
+  };
   const sub = nc.subscribe(inbox, {
-    max: 1,
     callback: (err, msg) => {
-      clearTimeout(timer);
+      if (!err && msg.headers?.get(START_NOTICE_HEADER)) {
+        clearTimeout(startTimer);
+        return;
+      }
+      done();
       if (err) settle.reject(err);
       else {
         try {
@@ -44,16 +65,24 @@ export async function runTask<R, T extends { taskId: string } = { taskId: string
     },
   });
   const timer = setTimeout(() => {
-    sub.unsubscribe();
+    done();
     settle.reject(new TaskTimeoutError(timeoutMs));
   }, timeoutMs);
+  const startWithin = opts.startWithinMs;
+  const startTimer =
+    startWithin === undefined
+      ? undefined
+      : setTimeout(() => {
+          done();
+          settle.reject(new TaskNotStartedError(startWithin));
+        }, startWithin);
   const h = headers();
   h.set(REPLY_HEADER, inbox);
+  if (startWithin !== undefined) h.set(START_NOTICE_HEADER, "1");
   try {
     await jetstream(nc).publish(TASK_SUBJECT, encodeJson(task), { headers: h, msgID: task.taskId });
   } catch (err) {
-    clearTimeout(timer);
-    sub.unsubscribe();
+    done();
     if (/maximum messages/i.test(String((err as Error).message))) throw new QueueFullError();
     throw err;
   }

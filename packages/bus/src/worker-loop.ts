@@ -1,12 +1,18 @@
 import { type JsMsg, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { headers } from "@nats-io/transport-node";
 import { decodeJson, encodeJson } from "./codec.ts";
-import { REPLY_HEADER, TASK_STREAM, WORKER_CONSUMER } from "./subjects.ts";
+import { REPLY_HEADER, START_NOTICE_HEADER, TASK_STREAM, WORKER_CONSUMER } from "./subjects.ts";
 
 export interface SlotLoopOptions<T, R> {
   slots: number;
   ackWaitMs: number;
   handle: (task: T) => Promise<R>;
+  /**
+   * Runs after the reply is sent and the task acked; the slot stays busy until it resolves. A live
+   * session keeps its slot this way until it ends.
+   */
+  holdSlot?: (task: T, reply: R) => Promise<void> | undefined;
   /** Called with the number of busy slots whenever it changes. */
   onBusy?: (busy: number) => void;
   /** A task whose deadline passed before it started is dropped: nobody waits for it. */
@@ -37,9 +43,15 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
       return;
     }
     const heartbeat = setInterval(() => msg.working(), Math.max(1000, opts.ackWaitMs / 3));
+    const replyTo = msg.headers?.get(REPLY_HEADER);
+    let reply: R;
     try {
-      const reply = await opts.handle(task);
-      const replyTo = msg.headers?.get(REPLY_HEADER);
+      if (replyTo && msg.headers?.get(START_NOTICE_HEADER)) {
+        const h = headers();
+        h.set(START_NOTICE_HEADER, "1");
+        nc.publish(replyTo, new Uint8Array(), { headers: h });
+      }
+      reply = await opts.handle(task);
       if (replyTo) {
         let payload = encodeJson(reply);
         if (payload.byteLength > opts.maxPayload)
@@ -50,6 +62,7 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
     } finally {
       clearInterval(heartbeat);
     }
+    await opts.holdSlot?.(task, reply);
   }
 
   async function slot(): Promise<void> {

@@ -13,6 +13,13 @@ export const configSchema = z.object({
   TASK_QUEUE_MAX: intFrom(1000, 1),
   TASK_ACK_WAIT_MS: intFrom(60_000, 1000),
   SCRAPE_TIMEOUT_MS: intFrom(90_000, 1000),
+  /** Live sessions close after this long without an act, and at this age whatever happens. */
+  SESSION_IDLE_TIMEOUT_MS: intFrom(300_000, 500),
+  SESSION_MAX_LIFETIME_MS: intFrom(3_600_000, 1000),
+  /** How long a session open waits for a free browser slot before it answers 429 no_capacity. */
+  SESSION_START_WITHIN_MS: intFrom(3_000, 200),
+  /** The most one act call may take, all its actions and the formats after them. */
+  ACT_TIMEOUT_MS: intFrom(120_000, 1000),
   MAX_BODY_BYTES: intFrom(10 * 1024 * 1024, 1024),
   FLEET_ALLOW_PRIVATE: z.string().optional(),
   WORKER_ID: z.string().optional(),

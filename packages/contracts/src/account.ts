@@ -46,10 +46,11 @@ export const sessionsView = z.object({
   sessions: z.array(
     z.object({
       sessionId: z.string(),
-      status: z.string(),
+      status: z.enum(["open", "closed", "expired", "lost"]),
       url: z.string().nullable(),
       openedAt: z.string(),
       lastActiveAt: z.string().nullable(),
+      expiresAt: z.string().nullable().describe("While open: when it closes unless used again"),
       closedAt: z.string().nullable(),
       closeReason: z.string().nullable(),
       actions: z.int(),

@@ -44,6 +44,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   session_lost: 410,
+  session_closed: 410,
   payload_too_large: 413,
   no_capacity: 429,
   rate_limited: 429,

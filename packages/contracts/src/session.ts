@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { format, httpUrl, WAIT_UNTIL } from "./common.ts";
-import { checkRenderRules, renderFields } from "./scrape.ts";
+import { checkRenderRules, formatError, pageMetadata, renderFields } from "./scrape.ts";
 
 export const sessionRequest = z
   .strictObject({
@@ -69,3 +69,55 @@ export const actRequest = z.strictObject({
   formats: z.array(format).min(1).max(9).optional().describe("Default: the session's formats"),
 });
 export type ActRequest = z.infer<typeof actRequest>;
+
+export const actionOutcome = z.object({
+  index: z.int().describe("Position in the request's actions, from 0"),
+  action: z.string().describe("The action's form: type, press, click, ..."),
+  status: z.enum(["ok", "failed", "skipped"]).describe("skipped: not run because an earlier action failed"),
+  error: formatError.optional().describe("Why it failed, and what to do next"),
+  ms: z.int().optional(),
+});
+export type ActionOutcome = z.infer<typeof actionOutcome>;
+
+export const sessionMetadata = pageMetadata
+  .pick({
+    url: true,
+    statusCode: true,
+    title: true,
+    formats: true,
+    controlsTruncated: true,
+    screenshotTruncated: true,
+  })
+  .extend({
+    expiresAt: z
+      .string()
+      .describe("When the session closes unless used again (idle timeout, capped by the maximum lifetime)"),
+    ms: z.int(),
+  });
+
+export const sessionResponse = z.object({
+  success: z.boolean().describe("true when the page opened; formats that failed are under errors"),
+  sessionId: z.string(),
+  data: z.record(z.string(), z.unknown()).describe("One key per requested format that succeeded"),
+  errors: z.record(z.string(), formatError),
+  metadata: sessionMetadata,
+});
+export type SessionResponse = z.infer<typeof sessionResponse>;
+
+export const actResponse = z.object({
+  success: z.boolean().describe("true when every action ran"),
+  sessionId: z.string(),
+  actions: z.array(actionOutcome),
+  stoppedAt: z.int().nullable().describe("Index of the action that failed and stopped the run, or null"),
+  data: z.record(z.string(), z.unknown()).describe("The requested formats of the state after acting"),
+  errors: z.record(z.string(), formatError),
+  metadata: sessionMetadata,
+});
+export type ActResponse = z.infer<typeof actResponse>;
+
+export const sessionCloseResponse = z.object({
+  success: z.literal(true),
+  sessionId: z.string(),
+  status: z.enum(["closed", "expired", "lost"]),
+  closedAt: z.string(),
+});

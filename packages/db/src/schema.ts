@@ -188,7 +188,7 @@ export const sessions = pgTable(
     client: text("client"),
     workerId: text("worker_id"),
     url: text("url"),
-    status: text("status").notNull(),
+    status: text("status", { enum: ["open", "closed", "expired", "lost"] }).notNull(),
     openedAt: at("opened_at").notNull().defaultNow(),
     lastActiveAt: at("last_active_at"),
     closedAt: at("closed_at"),
@@ -196,6 +196,11 @@ export const sessions = pgTable(
     billedMinutes: integer("billed_minutes").notNull().default(1),
     chargedMicros: micros("charged_micros").notNull().default(0),
     actions: integer("actions").notNull().default(0),
+    /** When the worker closes it unless it is used again (idle timeout, capped by the maximum lifetime). */
+    expiresAt: at("expires_at"),
   },
-  (t) => [index("sessions_account_time").on(t.accountId, t.openedAt)],
+  (t) => [
+    index("sessions_account_time").on(t.accountId, t.openedAt, t.id),
+    index("sessions_open_expiry").on(t.expiresAt).where(sql`status = 'open'`),
+  ],
 );

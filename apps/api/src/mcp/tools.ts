@@ -13,6 +13,7 @@ import { mcpCaller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { paidScrape } from "../routes/scrape.ts";
+import { closeSession, paidAct, paidSessionOpen } from "../routes/session.ts";
 
 export interface Tool {
   name: string;
@@ -41,20 +42,27 @@ export const TOOLS: Tool[] = [
   {
     name: "web_session_open",
     route: "POST /web/v1/session",
-    description: "Open a live browser session on a page; returns sessionId and its controls for web_act.",
+    description:
+      "Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). $0.005 including the first minute; close it with web_session_close when done.",
     input: sessionRequest,
+    run: (ctx, req, args: z.infer<typeof sessionRequest>) =>
+      paidSessionOpen(ctx, args, mcpCaller(ctx, req, "web_session_open")),
   },
   {
     name: "web_act",
     route: "POST /web/v1/act",
-    description: "Run 1 to 25 actions (type, press, click, select, wait, ...) in an open session.",
+    description:
+      "Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. $0.0005 per action that ran, plus $0.004 per minute open past the first.",
     input: actRequest,
+    run: (ctx, req, args: z.infer<typeof actRequest>) => paidAct(ctx, args, mcpCaller(ctx, req, "web_act")),
   },
   {
     name: "web_session_close",
     route: "DELETE /web/v1/session/:id",
-    description: "Close a browser session.",
+    description: "Close a browser session and free its browser at once (free; closing twice is fine).",
     input: sessionId,
+    run: (ctx, req, args: z.infer<typeof sessionId>) =>
+      closeSession(ctx, args.sessionId, mcpCaller(ctx, req, "web_session_close")),
   },
   {
     name: "web_scrape_batch",

@@ -23,14 +23,16 @@ function cursorNumber(cursor: string | undefined): number | undefined {
   return Number(cursor);
 }
 
-function cursorDate(cursor: string | undefined): Date | undefined {
+/** A sessions cursor is `<openedAt ISO>~<sessionId>`. */
+function sessionCursor(cursor: string | undefined): { openedAt: Date; id: string } | undefined {
   if (cursor === undefined) return undefined;
-  const d = new Date(cursor);
-  if (Number.isNaN(d.getTime()))
+  const [at, id] = cursor.split("~");
+  const openedAt = new Date(at ?? "");
+  if (!id || Number.isNaN(openedAt.getTime()))
     throw new ApiError("invalid_request", "cursor is not one this api gave out", [
       { field: "cursor", message: "use the `next` value of the previous page" },
     ]);
-  return d;
+  return { openedAt, id };
 }
 
 /** The four account views. Each reads only the caller's own account, found from the key. */
@@ -98,7 +100,7 @@ export function mountAccount(router: Router, ctx: ApiContext): void {
     const q = parseQuery(pageQuery, req.query);
     const page = await accountSessions(db(), auth.accountId, {
       limit: q.limit,
-      before: cursorDate(q.cursor),
+      before: sessionCursor(q.cursor),
     });
     res.json({
       sessions: page.sessions.map((s) => ({
@@ -107,12 +109,13 @@ export function mountAccount(router: Router, ctx: ApiContext): void {
         url: s.url,
         openedAt: s.openedAt.toISOString(),
         lastActiveAt: s.lastActiveAt?.toISOString() ?? null,
+        expiresAt: s.status === "open" ? (s.expiresAt?.toISOString() ?? null) : null,
         closedAt: s.closedAt?.toISOString() ?? null,
         closeReason: s.closeReason,
         actions: s.actions,
         charged: money(s.chargedMicros),
       })),
-      next: page.next ? page.next.toISOString() : null,
+      next: page.next ? `${page.next.openedAt.toISOString()}~${page.next.id}` : null,
     });
   });
 }

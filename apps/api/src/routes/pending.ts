@@ -1,11 +1,9 @@
 import {
-  actRequest,
   batchRequest,
   crawlRequest,
   feedbackRequest,
   mapRequest,
   searchRequest,
-  sessionRequest,
 } from "@browserfleet/contracts";
 import type { Router } from "express";
 import type { z } from "zod";
@@ -17,8 +15,6 @@ import { parseBody } from "../validate.ts";
  * real contracts (so callers get the same 400s they will get later) and then answer 501.
  */
 const POSTS: Array<[string, z.ZodType]> = [
-  ["/web/v1/session", sessionRequest],
-  ["/web/v1/act", actRequest],
   ["/web/v1/scrape/batch", batchRequest],
   ["/web/v1/map", mapRequest],
   ["/web/v1/crawl", crawlRequest],
@@ -27,7 +23,6 @@ const POSTS: Array<[string, z.ZodType]> = [
 ];
 
 const OTHERS: Array<["get" | "delete", string]> = [
-  ["delete", "/web/v1/session/:id"],
   ["get", "/web/v1/scrape/batch/:id"],
   ["delete", "/web/v1/scrape/batch/:id"],
   ["get", "/web/v1/crawl/:id"],

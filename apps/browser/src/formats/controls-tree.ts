@@ -39,7 +39,11 @@ export interface Control {
   pressed?: boolean | "mixed";
   url?: string;
   value?: string;
+  /** A select's choices (names), for the select action; capped at MAX_OPTIONS. */
+  options?: string[];
 }
+
+const MAX_OPTIONS = 50;
 
 interface SnapshotNode {
   role?: string;
@@ -51,8 +55,14 @@ interface SnapshotNode {
   expanded?: boolean;
   pressed?: boolean | "mixed";
   url?: string;
+  selected?: boolean;
   children?: Array<SnapshotNode | string>;
 }
+
+const optionsOf = (n: SnapshotNode): SnapshotNode[] =>
+  (n.children ?? []).flatMap((c) =>
+    typeof c === "string" ? [] : c.role === "option" ? [c] : c.role === "group" ? optionsOf(c) : [],
+  );
 
 export function controlsFromSnapshot(
   tree: unknown,
@@ -88,6 +98,12 @@ export function controlsFromSnapshot(
           (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton")
         )
           c.value = text;
+        const options = role === "combobox" || role === "listbox" ? optionsOf(n) : [];
+        if (options.length > 0) {
+          const chosen = options.filter((o) => o.selected).map((o) => o.name ?? "");
+          if (chosen.length > 0 && c.value === undefined) c.value = chosen.join(", ");
+          c.options = options.slice(0, MAX_OPTIONS).map((o) => o.name ?? "");
+        }
         found.push(c);
       }
     }

@@ -1,0 +1,253 @@
+import { decodeJson, encodeJson, SESSION_ENDED_SUBJECT, sessionSubject } from "@browserfleet/bus";
+import type {
+  ActResponse,
+  SessionActMessage,
+  SessionActReply,
+  SessionCloseReply,
+  SessionEnded,
+  SessionEndReason,
+  SessionOpenReply,
+  SessionOpenTask,
+  SessionRequest,
+} from "@browserfleet/contracts";
+import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { ChromiumKeeper } from "../chromium.ts";
+import { errorOf, renderFormats } from "../formats/render.ts";
+import type { GuardProxy } from "../guard-proxy.ts";
+import type { BrowserMetrics } from "../metrics.ts";
+import { failureOf, isBrowserGone, newTaskContext, openPage } from "../scrape.ts";
+import { runActions } from "./actions.ts";
+
+interface LiveSession {
+  id: string;
+  request: SessionRequest;
+  context: BrowserContext;
+  page: Page;
+  openedAt: number;
+  lastActiveAt: number;
+  idleMs: number;
+  maxMs: number;
+  timer?: NodeJS.Timeout;
+  subs: Subscription[];
+  /** Acts on one session run one after another. */
+  queue: Promise<unknown>;
+  ended: Promise<void>;
+  end(reason: SessionEndReason): Promise<void>;
+}
+
+/**
+ * The live sessions of one browser worker. Each holds a browser context in one slot and answers on its
+ * own subjects (`fleet.session.<id>.act|close`); when it ends for any reason it unsubscribes first, so
+ * a later request finds no responder and the api answers 410 at once.
+ */
+export class SessionHost {
+  readonly #sessions = new Map<string, LiveSession>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly workerId: string,
+    private readonly proxy: GuardProxy,
+    private readonly chromium: ChromiumKeeper,
+    private readonly metrics: BrowserMetrics,
+    private readonly onChange: () => void,
+  ) {}
+
+  count(): number {
+    return this.#sessions.size;
+  }
+
+  /** Resolves when the session ends: the slot it holds is free again. */
+  held(sessionId: string): Promise<void> | undefined {
+    return this.#sessions.get(sessionId)?.ended;
+  }
+
+  async open(task: SessionOpenTask): Promise<SessionOpenReply> {
+    const started = performance.now();
+    const req = task.request;
+    let context: BrowserContext | undefined;
+    let browser: Browser;
+    try {
+      browser = await this.chromium.browser();
+      context = await newTaskContext(browser, req);
+      const { page, status } = await openPage(context, this.proxy, req);
+      const outcome = await renderFormats(page, req, req.formats);
+      const session = this.#track(task, context, page, browser);
+      const title = await page.title().catch(() => undefined);
+      this.metrics.sessionsOpened.inc();
+      return {
+        ok: true,
+        workerId: this.workerId,
+        result: {
+          success: true,
+          sessionId: task.sessionId,
+          data: outcome.data,
+          errors: outcome.errors,
+          metadata: {
+            url: req.url ? page.url() : "about:blank",
+            statusCode: status,
+            title: title || undefined,
+            formats: req.formats,
+            expiresAt: this.#expiresAt(session),
+            ms: Math.round(performance.now() - started),
+            ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
+            ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
+          },
+        },
+      };
+    } catch (err) {
+      await context?.close().catch(() => {});
+      return { ok: false, error: failureOf(err) };
+    }
+  }
+
+  /** End every session (the worker is stopping, or its browser is gone). */
+  async closeAll(reason: SessionEndReason): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((s) => s.end(reason)));
+  }
+
+  #expiresAt(s: LiveSession): string {
+    return new Date(Math.min(s.lastActiveAt + s.idleMs, s.openedAt + s.maxMs)).toISOString();
+  }
+
+  #arm(s: LiveSession): void {
+    clearTimeout(s.timer);
+    const now = Date.now();
+    const idleAt = s.lastActiveAt + s.idleMs;
+    const maxAt = s.openedAt + s.maxMs;
+    s.timer = setTimeout(
+      () => void s.end(idleAt <= maxAt ? "idle" : "max_lifetime"),
+      Math.max(0, Math.min(idleAt, maxAt) - now),
+    );
+  }
+
+  #track(task: SessionOpenTask, context: BrowserContext, page: Page, browser: Browser): LiveSession {
+    let endOnce: Promise<void> | undefined;
+    let resolveEnded!: () => void;
+    const now = Date.now();
+    const s: LiveSession = {
+      id: task.sessionId,
+      request: task.request,
+      context,
+      page,
+      openedAt: now,
+      lastActiveAt: now,
+      idleMs: task.idleMs,
+      maxMs: task.maxMs,
+      subs: [],
+      queue: Promise.resolve(),
+      ended: new Promise<void>((r) => {
+        resolveEnded = r;
+      }),
+      end: (reason) => {
+        endOnce ??= (async () => {
+          clearTimeout(s.timer);
+          for (const sub of s.subs) sub.unsubscribe();
+          this.#sessions.delete(s.id);
+          browser.off("disconnected", onBrowserGone);
+          await context.close().catch(() => {});
+          const ended: SessionEnded = {
+            sessionId: s.id,
+            workerId: this.workerId,
+            reason,
+            at: new Date().toISOString(),
+          };
+          this.nc.publish(SESSION_ENDED_SUBJECT, encodeJson(ended));
+          this.metrics.sessionsClosed.inc({ reason });
+          this.onChange();
+          resolveEnded();
+        })();
+        return endOnce;
+      },
+    };
+    const onBrowserGone = () => void s.end("browser_lost");
+    browser.on("disconnected", onBrowserGone);
+    page.on("crash", () => void s.end("browser_lost"));
+    s.subs.push(
+      this.nc.subscribe(sessionSubject(s.id, "act"), { callback: (_e, msg) => this.#onAct(s, msg) }),
+      this.nc.subscribe(sessionSubject(s.id, "close"), {
+        callback: (_e, msg) => {
+          void s.end("closed").then(() => {
+            const reply: SessionCloseReply = { ok: true, closedAt: new Date().toISOString() };
+            msg.respond(encodeJson(reply));
+          });
+        },
+      }),
+    );
+    this.#sessions.set(s.id, s);
+    this.#arm(s);
+    this.onChange();
+    return s;
+  }
+
+  #onAct(s: LiveSession, msg: Msg): void {
+    s.queue = s.queue.then(async () => {
+      const reply = await this.#act(s, decodeJson<SessionActMessage>(msg.data));
+      let payload = encodeJson(reply);
+      const max = this.nc.info?.max_payload ?? 1024 * 1024;
+      if (payload.byteLength > max) {
+        payload = encodeJson({
+          ok: false,
+          error: {
+            code: "result_too_large",
+            message: `the result is ${payload.byteLength} bytes, more than the bus carries; ask for fewer or smaller formats`,
+            status: 502,
+          },
+        } satisfies SessionActReply);
+      }
+      msg.respond(payload);
+    });
+  }
+
+  async #act(s: LiveSession, m: SessionActMessage): Promise<SessionActReply> {
+    const started = performance.now();
+    s.lastActiveAt = Date.now();
+    this.#arm(s);
+    const end = this.metrics.actDuration.startTimer();
+    try {
+      const run = await runActions(s.page, this.proxy, m.actions, {
+        budgetMs: m.budgetMs,
+        onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
+      });
+      const formats = m.formats ?? s.request.formats;
+      const outcome = await renderFormats(s.page, s.request, formats);
+      const title = await s.page.title().catch(() => undefined);
+      s.lastActiveAt = Date.now();
+      this.#arm(s);
+      const result: ActResponse = {
+        success: run.stoppedAt === null,
+        sessionId: s.id,
+        actions: run.outcomes,
+        stoppedAt: run.stoppedAt,
+        data: outcome.data,
+        errors: outcome.errors,
+        metadata: {
+          url: s.page.url(),
+          title: title || undefined,
+          formats,
+          expiresAt: this.#expiresAt(s),
+          ms: Math.round(performance.now() - started),
+          ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
+          ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
+        },
+      };
+      return { ok: true, result };
+    } catch (err) {
+      const { message } = errorOf(err);
+      if (s.page.isClosed() || isBrowserGone(message)) {
+        void s.end("browser_lost");
+        return {
+          ok: false,
+          error: {
+            code: "session_lost",
+            message: "the browser holding this session is gone; open a new session",
+            status: 410,
+          },
+        };
+      }
+      return { ok: false, error: failureOf(err) };
+    } finally {
+      end();
+    }
+  }
+}

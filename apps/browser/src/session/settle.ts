@@ -1,0 +1,135 @@
+import type { Page, Request } from "playwright-core";
+
+/** The longest to wait for the page to run its handlers after an action (a busy or frozen page). */
+const GRACE_MS = 100;
+/** The longest to wait for the requests an action started to finish. */
+const QUIET_MS = 2_000;
+/** The longest to wait for a navigation an action started to reach `load`. */
+const LOAD_MS = 10_000;
+/** After a navigation request finished without a commit (204, download), how long to wait for one. */
+const COMMIT_AFTER_FINISH_MS = 300;
+
+export interface SettleOptions {
+  /** Absolute time (Date.now()) past which settling never waits. */
+  deadline?: number;
+  quietMs?: number;
+  loadMs?: number;
+}
+
+export interface Settled<T> {
+  value: T;
+  /** Main-frame navigation requests the action started, redirect hops included, in order. */
+  navigations: Request[];
+  /** The main frame committed a new document (or a same-document navigation). */
+  committed: boolean;
+}
+
+/**
+ * Run an action, then wait (bounded, never failing) for the page to settle: for the navigation
+ * it started to reach `load`, else for the requests it started to finish.
+ */
+/** Resolves once the page has run a task and painted a frame, or after `ms`, whichever is first. */
+async function handlersRan(page: Page, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    page
+      .evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0))))
+      .catch(() => {}),
+    new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+export async function withSettle<T>(
+  page: Page,
+  fn: () => Promise<T>,
+  opts: SettleOptions = {},
+): Promise<Settled<T>> {
+  const pending = new Set<Request>();
+  const navigations: Request[] = [];
+  let committed = false;
+  let navDone = false;
+  let navFinishedAt = 0;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const main = page.mainFrame();
+  const isMainNav = (r: Request) => r.isNavigationRequest() && r.frame() === main;
+
+  const onRequest = (r: Request) => {
+    if (isMainNav(r)) {
+      navigations.push(r);
+      navDone = false;
+    } else pending.add(r);
+    poke();
+  };
+  const onDone = (failed: boolean) => (r: Request) => {
+    pending.delete(r);
+    if (navigations.at(-1) === r) {
+      if (failed) navDone = true;
+      else navFinishedAt = Date.now();
+    }
+    poke();
+  };
+  const onFinished = onDone(false);
+  const onFailed = onDone(true);
+  const onNavigated = (f: unknown) => {
+    if (f === main) {
+      committed = true;
+      poke();
+    }
+  };
+  page.on("request", onRequest);
+  page.on("requestfinished", onFinished);
+  page.on("requestfailed", onFailed);
+  page.on("framenavigated", onNavigated);
+
+  /** Resolves at the next event or after ms, whichever is first. */
+  const nextEvent = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, ms));
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const deadline = opts.deadline ?? Number.POSITIVE_INFINITY;
+  const until = (ms: number) => Math.min(Date.now() + ms, deadline);
+
+  try {
+    const value = await fn();
+    // Let the page's handlers for the action run (a task and a frame). A request they start is reported
+    // on the same DevTools session before this round trip's answer, so it is in `pending` by then.
+    await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()));
+
+    if (!navigations.length && !committed && pending.size) {
+      const end = until(opts.quietMs ?? QUIET_MS);
+      while (pending.size && !navigations.length && Date.now() < end) await nextEvent(end - Date.now());
+      // Let the page's handlers run on what just arrived.
+      if (!navigations.length) await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()));
+    }
+    if (navigations.length || committed) {
+      const end = until(opts.loadMs ?? LOAD_MS);
+      // Wait for the commit first: before it, the old document's `load` would answer at once.
+      while (!committed && !navDone && Date.now() < end) {
+        if (navFinishedAt && Date.now() - navFinishedAt >= COMMIT_AFTER_FINISH_MS) break;
+        await nextEvent(Math.min(end - Date.now(), navFinishedAt ? COMMIT_AFTER_FINISH_MS : 1000));
+      }
+      const left = end - Date.now();
+      if (committed && left > 0) await page.waitForLoadState("load", { timeout: left }).catch(() => {});
+    }
+    return { value, navigations, committed };
+  } finally {
+    wake = undefined;
+    page.off("request", onRequest);
+    page.off("requestfinished", onFinished);
+    page.off("requestfailed", onFailed);
+    page.off("framenavigated", onNavigated);
+  }
+}

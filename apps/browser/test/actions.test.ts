@@ -1,0 +1,360 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type Action, action } from "@browserfleet/contracts";
+import { parseAllowList } from "@browserfleet/ssrf";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { type FixtureSite, startFixtureSite } from "../../../test/fixture-site/server.ts";
+import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
+import type { Control } from "../src/formats/controls-tree.ts";
+import { readControls } from "../src/formats/render.ts";
+import { type GuardProxy, startGuardProxy } from "../src/guard-proxy.ts";
+import { type RunActionsOptions, runActions } from "../src/session/actions.ts";
+
+describe("session actions on a live page", () => {
+  let site: FixtureSite;
+  let proxy: GuardProxy;
+  let keeper: ChromiumKeeper;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  before(async () => {
+    site = await startFixtureSite();
+    proxy = await startGuardProxy(parseAllowList("127.0.0.1"));
+    // As the worker launches it: every connection, loopback included, through the guard proxy.
+    keeper = new ChromiumKeeper(findChromium()!, [
+      `--proxy-server=${proxy.url}`,
+      "--proxy-bypass-list=<-loopback>",
+    ]);
+    browser = await keeper.browser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  });
+
+  after(async () => {
+    await context?.close().catch(() => {});
+    await keeper?.close();
+    await proxy?.close();
+    await site?.close();
+  });
+
+  const open = async (path: string): Promise<Page> => {
+    const page = await context.newPage();
+    await page.goto(site.url + path);
+    return page;
+  };
+  const controls = async (page: Page): Promise<Control[]> => (await readControls(page, true, 200)).controls;
+  const refOf = (cs: Control[], role: string, name: string): string => {
+    const c = cs.find((x) => x.role === role && x.name === name);
+    assert.ok(c, `no ${role} "${name}" in ${JSON.stringify(cs.map((x) => [x.role, x.name]))}`);
+    return c.ref;
+  };
+  /** Actions as an agent sends them, through the contract (which fills defaults). */
+  const acts = (...raw: unknown[]): Action[] => raw.map((r) => action.parse(r));
+  const run = (page: Page, actions: Action[], opts: Partial<RunActionsOptions> = {}) =>
+    runActions(page, proxy, actions, { budgetMs: 30_000, actionTimeoutMs: 5_000, ...opts });
+  const text = async (page: Page, selector: string) => (await page.locator(selector).textContent())?.trim();
+  const statuses = (r: Awaited<ReturnType<typeof run>>) => r.outcomes.map((o) => o.status);
+  const assertAllOk = (r: Awaited<ReturnType<typeof run>>) => {
+    assert.equal(r.stoppedAt, null, JSON.stringify(r.outcomes));
+    assert.ok(
+      r.outcomes.every((o) => o.status === "ok"),
+      JSON.stringify(r.outcomes),
+    );
+  };
+
+  it("logs in through the form by ref: type, type, press Enter", async () => {
+    const page = await open("/form");
+    const cs = await controls(page);
+    const r = await run(
+      page,
+      acts(
+        { type: { ref: refOf(cs, "textbox", "Username"), text: "alice" } },
+        { type: { ref: refOf(cs, "textbox", "Password"), text: "secret" } },
+        { press: "Enter" },
+      ),
+    );
+    assertAllOk(r);
+    assert.deepEqual(
+      r.outcomes.map((o) => [o.index, o.action]),
+      [
+        [0, "type"],
+        [1, "type"],
+        [2, "press"],
+      ],
+    );
+    assert.ok(r.outcomes.every((o) => typeof o.ms === "number"));
+    // No wait action: the press's navigation was settled to load.
+    assert.equal(await text(page, "h1"), "Welcome, alice");
+    assert.match(page.url(), /\/welcome\?username=alice/);
+    await page.close();
+  });
+
+  it("type replaces the value, and submit presses Enter", async () => {
+    const page = await open("/form");
+    const cs = await controls(page);
+    const user = refOf(cs, "textbox", "Username");
+    await page.locator("#username").fill("old value");
+    const r = await run(page, acts({ type: { ref: user, text: "bob", submit: true } }));
+    assertAllOk(r);
+    assert.equal(await text(page, "h1"), "Welcome, bob");
+    await page.close();
+  });
+
+  it("select by label and by value, check and uncheck, hover", async () => {
+    const page = await open("/app");
+    const cs = await controls(page);
+    const fruit = refOf(cs, "combobox", "Fruit");
+    const agree = refOf(cs, "checkbox", "I agree");
+
+    assertAllOk(await run(page, acts({ select: { ref: fruit, values: ["Pear"] } })));
+    assert.equal(await text(page, "#fruit-shown"), "Chosen: pear");
+    assertAllOk(await run(page, acts({ select: { ref: fruit, values: ["plum"] } })));
+    assert.equal(await text(page, "#fruit-shown"), "Chosen: plum");
+
+    const missing = await run(page, acts({ select: { ref: fruit, values: ["mango"] } }));
+    assert.equal(missing.outcomes[0]!.error?.code, "not_found");
+    assert.match(missing.outcomes[0]!.error!.message, /mango.*apple \(Apple\)/);
+
+    assertAllOk(await run(page, acts({ check: { ref: agree } })));
+    assert.equal(await text(page, "#agree-shown"), "Agreed: yes");
+    assertAllOk(await run(page, acts({ uncheck: { ref: agree } })));
+    assert.equal(await text(page, "#agree-shown"), "Agreed: no");
+
+    assert.equal(await text(page, "#tip"), "");
+    assertAllOk(await run(page, acts({ hover: { ref: refOf(cs, "button", "Hover for a tip") } })));
+    assert.equal(await text(page, "#tip"), "Tip: you hovered");
+    await page.close();
+  });
+
+  it("scrolls the page, an element, and a control's scrollable box", async () => {
+    const page = await open("/app");
+    const scrollY = () => page.evaluate(() => window.scrollY);
+    const boxTop = () => page.evaluate(() => document.getElementById("scroller")!.scrollTop);
+
+    assertAllOk(await run(page, acts({ scroll: {} })));
+    assert.equal(await scrollY(), 600, "default: down 600 px");
+    assertAllOk(await run(page, acts({ scroll: { direction: "up", amount: 200 } })));
+    assert.equal(await scrollY(), 400);
+
+    assertAllOk(await run(page, acts({ scroll: { ref: "#scroller", amount: 250 } })));
+    assert.equal(await boxTop(), 250);
+    assert.equal(await scrollY(), 400, "scrolling the box leaves the page where it was");
+
+    // A button cannot scroll; its scrollable box does.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate(() => {
+      document.getElementById("scroller")!.scrollTop = 0;
+    });
+    const cs = await controls(page);
+    assertAllOk(
+      await run(page, acts({ scroll: { ref: refOf(cs, "button", "Inside the box"), amount: 100 } })),
+    );
+    assert.equal(await boxTop(), 100);
+    assert.equal(await scrollY(), 0);
+    await page.close();
+  });
+
+  it("settles after a click: the fetched text is there when the act returns", async () => {
+    const page = await open("/app");
+    const cs = await controls(page);
+    const before = site.hits("/api/slow-json");
+    const r = await run(page, acts({ click: { ref: refOf(cs, "button", "Load data") } }));
+    assertAllOk(r);
+    assert.equal(site.hits("/api/slow-json"), before + 1);
+    assert.equal(await text(page, "#loaded"), "Loaded after 300 ms");
+    await page.close();
+  });
+
+  it("stops at the first failure and skips the rest", async () => {
+    const page = await open("/app");
+    const cs = await controls(page);
+    const counter = refOf(cs, "button", "Count");
+    const seen: [string, boolean][] = [];
+    const r = await run(
+      page,
+      acts(
+        { click: { ref: counter } },
+        { click: { ref: counter } },
+        { hover: { ref: "e99999" } },
+        { click: { ref: counter } },
+      ),
+      { onAction: (a, ok) => seen.push([a, ok]) },
+    );
+    assert.deepEqual(statuses(r), ["ok", "ok", "failed", "skipped"]);
+    assert.equal(r.stoppedAt, 2);
+    assert.deepEqual(
+      r.outcomes.map((o) => o.action),
+      ["click", "click", "hover", "click"],
+    );
+    assert.equal(r.outcomes[2]!.error?.code, "stale_ref");
+    assert.equal(r.outcomes[3]!.ms, undefined);
+    assert.deepEqual(seen, [
+      ["click", true],
+      ["click", true],
+      ["hover", false],
+    ]);
+    assert.equal(await text(page, "#count"), "Clicked 2 times");
+    await page.close();
+  });
+
+  it("a ref from before a navigation, or a made-up one, is stale_ref", async () => {
+    const page = await open("/app");
+    const cs = await controls(page);
+    const counter = refOf(cs, "button", "Count");
+    assertAllOk(await run(page, acts({ click: { ref: refOf(cs, "link", "Go to page two") } })));
+    assert.equal(await text(page, "h1"), "Page Two");
+
+    const stale = await run(page, acts({ click: { ref: counter } }, { press: "Enter" }));
+    assert.deepEqual(statuses(stale), ["failed", "skipped"]);
+    assert.equal(stale.stoppedAt, 0);
+    const err = stale.outcomes[0]!.error!;
+    assert.equal(err.code, "stale_ref");
+    assert.ok(err.message.includes(`ref ${counter} `), err.message);
+    assert.match(err.message, /fresh controls map/);
+    assert.ok(!err.message.includes("\n"));
+
+    const madeUp = await run(page, acts({ type: { ref: "e99999", text: "x" } }));
+    assert.equal(madeUp.outcomes[0]!.error?.code, "stale_ref");
+    assert.match(madeUp.outcomes[0]!.error!.message, /ref e99999 /);
+
+    // After a navigation the main frame's refs carry a frame prefix (f1e5); once that document is
+    // gone too, Playwright refuses the frame outright: still stale_ref.
+    const back = refOf(await controls(page), "link", "Back to the article");
+    assert.match(back, /^f\d+e\d+$/);
+    assertAllOk(await run(page, acts({ navigate: { url: `${site.url}/app` } })));
+    const gone = await run(page, acts({ hover: { ref: back } }));
+    assert.equal(gone.outcomes[0]!.error?.code, "stale_ref");
+    assert.ok(gone.outcomes[0]!.error!.message.includes(`ref ${back} `));
+
+    // An element removed from the same page is stale as well.
+    const fresh = await controls(page);
+    const greet = refOf(fresh, "button", "Greet");
+    await page.evaluate(() => document.getElementById("greet")!.remove());
+    const removed = await run(page, acts({ click: { ref: greet } }));
+    assert.equal(removed.outcomes[0]!.error?.code, "stale_ref");
+    await page.close();
+  });
+
+  it("keeps an element's ref across controls maps of the same page", async () => {
+    const page = await open("/app");
+    const first = await controls(page);
+    const counter = refOf(first, "button", "Count");
+    assertAllOk(await run(page, acts({ click: { ref: counter } })));
+    assert.equal(await text(page, "#count"), "Clicked 1 times");
+    const second = await controls(page);
+    assert.equal(refOf(second, "button", "Count"), counter);
+    assert.equal(refOf(second, "combobox", "Fruit"), refOf(first, "combobox", "Fruit"));
+    assertAllOk(await run(page, acts({ click: { ref: counter } })));
+    assert.equal(await text(page, "#count"), "Clicked 2 times");
+    await page.close();
+  });
+
+  it("CSS selectors: works, not_found, invalid_selector, and a disabled control times out", async () => {
+    const page = await open("/app");
+    const r = await run(page, acts({ type: { ref: "#name", text: "Bob" } }, { click: { ref: "#greet" } }));
+    assertAllOk(r);
+    assert.equal(await text(page, "#greeting"), "Hello, Bob");
+
+    const none = await run(page, acts({ click: { ref: "#nope" } }), { actionTimeoutMs: 300 });
+    assert.equal(none.outcomes[0]!.error?.code, "not_found");
+    assert.match(none.outcomes[0]!.error!.message, /#nope/);
+
+    const bad = await run(page, acts({ click: { ref: "div[[[" } }), { actionTimeoutMs: 300 });
+    assert.equal(bad.outcomes[0]!.error?.code, "invalid_selector");
+    assert.match(bad.outcomes[0]!.error!.message, /div\[\[\[/);
+
+    const off = await run(page, acts({ click: { ref: "#off" } }), { actionTimeoutMs: 300 });
+    const e = off.outcomes[0]!.error!;
+    assert.equal(e.code, "timeout");
+    assert.match(e.message, /not enabled/);
+    assert.ok(!e.message.includes("\n") && e.message.length <= 300, e.message);
+
+    const wrong = await run(page, acts({ check: { ref: "#greet" } }));
+    assert.equal(wrong.outcomes[0]!.error?.code, "action_failed");
+    assert.match(wrong.outcomes[0]!.error!.message, /checkbox/i);
+    await page.close();
+  });
+
+  it("press: a known key acts on the focused element, an unknown one fails clearly", async () => {
+    const page = await open("/app");
+    assertAllOk(
+      await run(
+        page,
+        acts({ type: { ref: "#name", text: "abc" } }, { press: "Backspace" }, { press: "End" }),
+      ),
+    );
+    assert.equal(await page.locator("#name").inputValue(), "ab");
+    const r = await run(page, acts({ press: "Foo" }, { press: "Enter" }));
+    assert.deepEqual(statuses(r), ["failed", "skipped"]);
+    assert.equal(r.outcomes[0]!.error?.code, "invalid_key");
+    assert.match(r.outcomes[0]!.error!.message, /unknown key "Foo".*Enter/);
+    await page.close();
+  });
+
+  it("navigate and back; a blocked address is ssrf_blocked; back without history fails", async () => {
+    const page = await open("/app");
+    const nav = await run(page, acts({ navigate: { url: `${site.url}/page2` } }));
+    assertAllOk(nav);
+    assert.equal(await text(page, "h1"), "Page Two");
+    assertAllOk(await run(page, acts({ back: {} })));
+    assert.equal(page.url(), `${site.url}/app`);
+    assert.equal(await text(page, "h1"), "App");
+
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      `http://127.0.0.2:${site.port}/`,
+      `${site.url}/redirect-to?url=${encodeURIComponent("http://169.254.169.254/")}`,
+    ]) {
+      const blocked = await run(page, acts({ navigate: { url } }, { back: {} }));
+      assert.deepEqual(statuses(blocked), ["failed", "skipped"], url);
+      assert.equal(blocked.outcomes[0]!.error?.code, "ssrf_blocked", JSON.stringify(blocked.outcomes[0]));
+    }
+
+    const fresh = await open("/page2");
+    const none = await run(fresh, acts({ back: {} }));
+    assert.equal(none.outcomes[0]!.error?.code, "no_history");
+    await fresh.close();
+    await page.close();
+  });
+
+  it("wait for a selector, a text, a load state; a wait that times out", async () => {
+    const page = await context.newPage();
+    await page.goto(`${site.url}/js-content`, { waitUntil: "commit" });
+    const r = await run(
+      page,
+      acts(
+        { wait: { until: "load" } },
+        { wait: { selector: "#late" } },
+        { wait: { text: "Rendered by JavaScript" } },
+        { wait: { ms: 10 } },
+      ),
+    );
+    assertAllOk(r);
+    const late = await run(page, acts({ wait: { selector: "#never", timeout: 200 } }));
+    assert.equal(late.outcomes[0]!.error?.code, "timeout");
+    assert.match(late.outcomes[0]!.error!.message, /#never/);
+    await page.close();
+  });
+
+  it("the budget: an action that would start past it fails with timeout, the rest are skipped", async () => {
+    const page = await open("/app");
+    // The click settles until its 3 s fetch is done or the budget is gone, whichever is first.
+    const r = await run(
+      page,
+      acts({ click: { ref: "#load-slow" } }, { click: { ref: "#counter" } }, { click: { ref: "#counter" } }),
+      { budgetMs: 1_500 },
+    );
+    assert.deepEqual(statuses(r), ["ok", "failed", "skipped"]);
+    assert.equal(r.stoppedAt, 1);
+    assert.equal(r.outcomes[1]!.error?.code, "timeout");
+    assert.match(r.outcomes[1]!.error!.message, /budget/);
+    assert.equal(await text(page, "#count"), "Clicked 0 times");
+
+    // A wait longer than what is left fails at once.
+    const w = await run(page, acts({ wait: { ms: 100 } }, { wait: { ms: 5_000 } }, { wait: { ms: 1 } }), {
+      budgetMs: 1_000,
+    });
+    assert.deepEqual(statuses(w), ["ok", "failed", "skipped"]);
+    assert.equal(w.outcomes[1]!.error?.code, "timeout");
+    await page.close();
+  });
+});

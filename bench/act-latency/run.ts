@@ -1,0 +1,153 @@
+/**
+ * Act latency: one `type` + `press` act through our API (api → NATS → the worker holding the session →
+ * actions, settle, the controls map of the result) against the same two actions and the same controls
+ * snapshot done by a bare Playwright script on the same page in a warm browser, interleaved. Prints the
+ * medians and the ratio ours/bare.
+ *
+ * Then the memory of the browser worker's Chromium (RSS summed over its processes) with 0, 1 and N
+ * open sessions.
+ *
+ *   npm run bench:act-latency -- [--rounds 40] [--sessions 4]
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { findChromium } from "@browserfleet/browser";
+import { chromium } from "playwright-core";
+import { startStack } from "../../test/helpers/stack.ts";
+
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "40" }, sessions: { type: "string", default: "4" } },
+});
+const rounds = Number(values.rounds);
+const sessionsN = Number(values.sessions);
+
+const stack = await startStack({ slots: sessionsN + 1 });
+const formUrl = `${stack.site.url}/form`;
+
+// biome-ignore lint/suspicious/noExplicitAny: bench reads the JSON the route answered
+type Json = any;
+const closeSession = (id: string) =>
+  fetch(`${stack.api.url}/web/v1/session/${id}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${stack.key}` },
+  });
+
+const opened = await stack.post("/web/v1/session", { url: formUrl });
+if (opened.status !== 200) throw new Error(`session open failed: ${JSON.stringify(opened.body)}`);
+const sessionId: string = opened.body.sessionId;
+const username: string = opened.body.data.controls.find((c: Json) => c.name === "Username").ref;
+
+const browser = await chromium.launch({
+  executablePath: findChromium(),
+  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+});
+const page = await (await browser.newContext()).newPage();
+await page.goto(formUrl);
+await page.ariaSnapshot({ mode: "ai" });
+
+async function ours(i: number): Promise<number> {
+  const t = performance.now();
+  const r = await stack.post("/web/v1/act", {
+    sessionId,
+    actions: [{ type: { ref: username, text: `user${i}` } }, { press: "Tab" }],
+    formats: ["controls"],
+  });
+  if (r.status !== 200 || !r.body.success) throw new Error(`act failed: ${JSON.stringify(r.body)}`);
+  return performance.now() - t;
+}
+
+async function bare(i: number): Promise<number> {
+  const t = performance.now();
+  await page.locator("#username").fill(`user${i}`);
+  await page.keyboard.press("Tab");
+  const snapshot = await page.ariaSnapshot({ mode: "ai" });
+  if (!snapshot) throw new Error("no snapshot");
+  return performance.now() - t;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)] as number;
+
+for (let i = 0; i < 5; i++) {
+  await ours(i);
+  await bare(i);
+}
+const a: number[] = [];
+const b: number[] = [];
+for (let i = 0; i < rounds; i++) {
+  if (i % 2 === 0) {
+    a.push(await ours(i));
+    b.push(await bare(i));
+  } else {
+    b.push(await bare(i));
+    a.push(await ours(i));
+  }
+}
+await browser.close();
+await closeSession(sessionId);
+
+/**
+ * Memory (MiB) of every Chromium process under this one (the worker's browser): RSS, and PSS, which
+ * counts pages shared between Chromium's processes once.
+ */
+function chromiumMemoryMiB(): { rss: number; pss: number } {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      const fields = stat.slice(close + 2).split(" ");
+      const pid = Number(d);
+      parent.set(pid, Number(fields[1]));
+      names.set(pid, stat.slice(stat.indexOf("(") + 1, close));
+      rss.set(pid, Number(fields[21]) * 4096);
+    } catch {}
+  }
+  const under = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p))
+      if (p === process.pid) return true;
+    return false;
+  };
+  let total = 0;
+  let pss = 0;
+  for (const [pid, bytes] of rss) {
+    if (!/chrom/i.test(names.get(pid) ?? "") || !under(pid)) continue;
+    total += bytes;
+    try {
+      const kb = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1];
+      pss += Number(kb ?? 0) * 1024;
+    } catch {}
+  }
+  return { rss: total / 1024 / 1024, pss: pss / 1024 / 1024 };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 1500));
+await settle();
+const memory: Array<[number, { rss: number; pss: number }]> = [[0, chromiumMemoryMiB()]];
+const ids: string[] = [];
+for (let n = 1; n <= sessionsN; n++) {
+  const s = await stack.post("/web/v1/session", { url: `${stack.site.url}/article` });
+  if (s.status !== 200) throw new Error(`session ${n} failed: ${JSON.stringify(s.body)}`);
+  ids.push(s.body.sessionId);
+  if (n === 1 || n === sessionsN) {
+    await settle();
+    memory.push([n, chromiumMemoryMiB()]);
+  }
+}
+for (const id of ids) await closeSession(id);
+await stack.stop();
+
+console.log(`${rounds} rounds, interleaved; act = type + press, then the controls map`);
+console.log(
+  `ours (HTTP → api → NATS → session's worker): median ${median(a).toFixed(1)} ms, p95 ${p95(a).toFixed(1)} ms`,
+);
+console.log(
+  `bare Playwright (fill + press + AI snapshot): median ${median(b).toFixed(1)} ms, p95 ${p95(b).toFixed(1)} ms`,
+);
+console.log(`ratio ours/bare: ${(median(a) / median(b)).toFixed(2)}x at the median`);
+console.log(
+  `worker Chromium memory (PSS / RSS): ${memory.map(([n, m]) => `${n} session(s) ${m.pss.toFixed(0)} / ${m.rss.toFixed(0)} MiB`).join(", ")}`,
+);

@@ -1,0 +1,258 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Stack, startStack } from "../helpers/stack.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+type Json = any;
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack({ slots: 2 });
+});
+after(async () => {
+  await stack?.stop();
+});
+
+const open = (body: Json, key = stack.key) =>
+  stack.post("/web/v1/session", body, { authorization: `Bearer ${key}` });
+const act = (body: Json, key = stack.key) =>
+  stack.post("/web/v1/act", body, { authorization: `Bearer ${key}` });
+
+async function close(id: string, key = stack.key): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${stack.api.url}/web/v1/session/${id}`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const refOf = (controls: Json[], role: string, name: string): string => {
+  const c = controls.find((x) => x.role === role && x.name === name);
+  assert.ok(c, `no ${role} "${name}" in ${JSON.stringify(controls.map((x) => `${x.role}:${x.name}`))}`);
+  return c.ref;
+};
+
+describe("live sessions", () => {
+  test("a login flow: open, read the controls, type by ref, press Enter, read the signed-in page", async () => {
+    const opened = await open({ url: `${stack.site.url}/form` });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    assert.equal(opened.headers.get("x-charged-usd"), "$0.005");
+    const s = opened.body;
+    assert.match(s.sessionId, /^ses_/);
+    assert.ok(Date.parse(s.metadata.expiresAt) > Date.now());
+    const controls = s.data.controls;
+    const done = await act({
+      sessionId: s.sessionId,
+      actions: [
+        { type: { ref: refOf(controls, "textbox", "Username"), text: "ada" } },
+        { type: { ref: refOf(controls, "textbox", "Password"), text: "secret" } },
+        { press: "Enter" },
+      ],
+      formats: ["markdown"],
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.success, true);
+    assert.deepEqual(
+      done.body.actions.map((a: Json) => [a.index, a.action, a.status]),
+      [
+        [0, "type", "ok"],
+        [1, "type", "ok"],
+        [2, "press", "ok"],
+      ],
+    );
+    assert.equal(done.body.stoppedAt, null);
+    assert.match(done.body.data.markdown, /Welcome, ada/);
+    assert.match(done.body.metadata.url, /\/welcome\?username=ada/);
+    assert.equal(done.headers.get("x-charged-usd"), "$0.0015");
+    assert.equal((await close(s.sessionId)).status, 200);
+  });
+
+  test("select a value by ref; without formats the act answers with the session's formats", async () => {
+    const s = (await open({ url: `${stack.site.url}/form`, formats: ["controls", "markdown"] })).body;
+    const done = await act({
+      sessionId: s.sessionId,
+      actions: [
+        { select: { ref: refOf(s.data.controls, "combobox", "Favourite colour"), values: ["blue"] } },
+      ],
+    });
+    assert.equal(done.body.success, true, JSON.stringify(done.body));
+    assert.deepEqual(Object.keys(done.body.data).sort(), ["controls", "markdown"]);
+    const combo = done.body.data.controls.find((c: Json) => c.role === "combobox");
+    assert.equal(combo.value, "blue");
+    await close(s.sessionId);
+  });
+
+  test("a run whose third action fails stops there, says why, and charges only what ran", async () => {
+    const s = (await open({ url: `${stack.site.url}/form` })).body;
+    const done = await act({
+      sessionId: s.sessionId,
+      actions: [
+        { type: { ref: refOf(s.data.controls, "textbox", "Username"), text: "bob" } },
+        { click: { ref: refOf(s.data.controls, "button", "Cancel") } },
+        { click: { ref: "e99999" } },
+        { press: "Enter" },
+      ],
+    });
+    assert.equal(done.status, 200);
+    assert.equal(done.body.success, false);
+    assert.equal(done.body.stoppedAt, 2);
+    assert.deepEqual(
+      done.body.actions.map((a: Json) => a.status),
+      ["ok", "ok", "failed", "skipped"],
+    );
+    const failed = done.body.actions[2];
+    assert.equal(failed.error.code, "stale_ref");
+    assert.match(failed.error.message, /e99999/);
+    assert.match(failed.error.message, /controls/);
+    assert.equal(done.headers.get("x-charged-usd"), "$0.001");
+    await close(s.sessionId);
+  });
+
+  test("a ref from before a navigation is stale, and the error says to take a fresh controls map", async () => {
+    const s = (await open({ url: `${stack.site.url}/form` })).body;
+    const username = refOf(s.data.controls, "textbox", "Username");
+    const moved = await act({
+      sessionId: s.sessionId,
+      actions: [{ navigate: { url: `${stack.site.url}/page2` } }],
+    });
+    assert.equal(moved.body.success, true, JSON.stringify(moved.body));
+    assert.match(moved.body.metadata.url, /\/page2$/);
+    const stale = await act({ sessionId: s.sessionId, actions: [{ type: { ref: username, text: "x" } }] });
+    assert.equal(stale.body.success, false);
+    assert.equal(stale.body.actions[0].error.code, "stale_ref");
+    assert.match(stale.body.actions[0].error.message, new RegExp(`${username}.*fresh controls`));
+    await close(s.sessionId);
+  });
+
+  test("navigate goes through the SSRF guard: a private address is refused before anything runs", async () => {
+    const s = (await open({ url: `${stack.site.url}/form` })).body;
+    const refused = await act({
+      sessionId: s.sessionId,
+      actions: [{ navigate: { url: "http://169.254.169.254/latest/meta-data/" } }],
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.code, "ssrf_blocked");
+    assert.equal(refused.body.error.details[0].field, "actions.0.navigate.url");
+    await close(s.sessionId);
+  });
+
+  test("only the caller that opened a session can act on it or close it; others get 404", async () => {
+    const s = (await open({ url: `${stack.site.url}/form` })).body;
+    const other = await stack.newKey(1_000_000);
+    const theirAct = await act({ sessionId: s.sessionId, actions: [{ press: "Tab" }] }, other.key);
+    assert.equal(theirAct.status, 404);
+    assert.equal(theirAct.body.error.code, "not_found");
+    assert.equal((await close(s.sessionId, other.key)).status, 404);
+    const keyless = await stack.postKeyless("/web/v1/act", {
+      sessionId: s.sessionId,
+      actions: [{ press: "Tab" }],
+    });
+    assert.equal(keyless.status, 404);
+    const made = await act({ sessionId: "ses_doesnotexist123", actions: [{ press: "Tab" }] });
+    assert.equal(made.status, 404);
+    const mine = await act({ sessionId: s.sessionId, actions: [{ press: "Tab" }] });
+    assert.equal(mine.status, 200, "the owner still can");
+    await close(s.sessionId);
+  });
+
+  test("close frees the slot at once, twice is fine, and an act after close is a free 410", async () => {
+    // Both slots held by sessions: a third open is refused at once with Retry-After, never a hang.
+    const a = (await open({ url: `${stack.site.url}/form` })).body;
+    const b = (await open({ url: `${stack.site.url}/page2`, formats: ["markdown"] })).body;
+    const full = await open({ url: `${stack.site.url}/form` });
+    assert.equal(full.status, 429, JSON.stringify(full.body));
+    assert.equal(full.body.error.code, "no_capacity");
+    assert.ok(full.headers.get("retry-after"));
+    assert.equal(full.headers.get("x-charged-usd"), null);
+
+    const first = await close(a.sessionId);
+    assert.equal(first.status, 200);
+    assert.equal(first.body.status, "closed");
+    const again = await close(a.sessionId);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, first.body);
+
+    const c = await open({ url: `${stack.site.url}/form` });
+    assert.equal(c.status, 200, "the closed session's slot is free again");
+
+    const afterClose = await act({ sessionId: a.sessionId, actions: [{ press: "Tab" }] });
+    assert.equal(afterClose.status, 410);
+    assert.equal(afterClose.body.error.code, "session_closed");
+    assert.equal(afterClose.headers.get("x-charged-usd"), null);
+    await close(b.sessionId);
+    await close(c.body.sessionId);
+  });
+
+  test("minutes past the first are charged once, with the next act", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const s = (await open({ url: `${stack.site.url}/form` }, key)).body;
+    // The session has been open for 2.5 minutes: minutes 2 and 3 are due.
+    await stack.pg.database
+      .sql`update sessions set opened_at = now() - interval '150 seconds' where id = ${s.sessionId}`;
+    const first = await act({ sessionId: s.sessionId, actions: [{ press: "Tab" }] }, key);
+    assert.equal(first.headers.get("x-charged-usd"), "$0.0085");
+    const second = await act({ sessionId: s.sessionId, actions: [{ press: "Tab" }] }, key);
+    assert.equal(second.headers.get("x-charged-usd"), "$0.0005", "those minutes are not charged again");
+    await close(s.sessionId, key);
+
+    const res = await fetch(`${stack.api.url}/web/v1/account/sessions`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const view = (await res.json()) as Json;
+    assert.equal(view.sessions.length, 1);
+    const row = view.sessions[0];
+    assert.equal(row.sessionId, s.sessionId);
+    assert.equal(row.status, "closed");
+    assert.equal(row.actions, 2);
+    assert.equal(row.charged.micros, 5_000 + 8_500 + 500);
+    assert.equal(row.closeReason, "closed by the caller");
+  });
+
+  test("bad act input is a 400 naming the field", async () => {
+    const tooMany = await act({
+      sessionId: "ses_x",
+      actions: Array.from({ length: 26 }, () => ({ press: "Tab" })),
+    });
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.body.error.details[0].field, "actions");
+    const unknown = await act({ sessionId: "ses_x", actions: [{ teleport: {} }] });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.details[0].field, "actions.0");
+  });
+
+  test("the MCP tools open, act and close on the same path as REST", async () => {
+    const client = new Client({ name: "e2e", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
+      }),
+    );
+    const call = async (name: string, args: Json) => {
+      const r = await client.callTool({ name, arguments: args });
+      return {
+        isError: r.isError === true,
+        body: r.structuredContent ?? JSON.parse((r.content as Json)[0].text),
+      };
+    };
+    const opened = await call("web_session_open", { url: `${stack.site.url}/form` });
+    assert.equal(opened.isError, false, JSON.stringify(opened.body));
+    const id = opened.body.sessionId;
+    const typed = await call("web_act", {
+      sessionId: id,
+      actions: [
+        { type: { ref: refOf(opened.body.data.controls, "textbox", "Username"), text: "mcp" } },
+        { press: "Enter" },
+      ],
+      formats: ["markdown"],
+    });
+    assert.equal(typed.isError, false, JSON.stringify(typed.body));
+    assert.match(typed.body.data.markdown, /Welcome, mcp/);
+    const closed = await call("web_session_close", { sessionId: id });
+    assert.equal(closed.body.status, "closed");
+    const late = await call("web_act", { sessionId: id, actions: [{ press: "Tab" }] });
+    assert.equal(late.isError, true);
+    await client.close();
+  });
+});
