@@ -222,20 +222,48 @@ describe("live sessions", () => {
     assert.equal(unknown.body.error.details[0].field, "actions.0");
   });
 
-  test("the MCP tools open, act and close on the same path as REST", async () => {
+  async function mcp(key?: string) {
     const client = new Client({ name: "e2e", version: "1.0.0" });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
+        requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
       }),
     );
     const call = async (name: string, args: Json) => {
       const r = await client.callTool({ name, arguments: args });
-      return {
-        isError: r.isError === true,
-        body: r.structuredContent ?? JSON.parse((r.content as Json)[0].text),
-      };
+      const text = (r.content as Json)[0].text;
+      let body: Json = r.structuredContent;
+      if (body === undefined) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      return { isError: r.isError === true, body, text };
     };
+    return { client, call };
+  }
+
+  test("a keyless MCP client gets one free session, ever; only it can use it", async () => {
+    const { client, call } = await mcp();
+    const opened = await call("web_session_open", { url: `${stack.site.url}/form` });
+    assert.equal(opened.isError, false, opened.text);
+    const id = opened.body.sessionId;
+    const second = await call("web_session_open", { url: `${stack.site.url}/form` });
+    assert.equal(second.isError, true);
+    assert.match(second.text, /allowance/);
+    const acted = await call("web_act", { sessionId: id, actions: [{ press: "Tab" }] });
+    assert.equal(acted.isError, false, acted.text);
+    const keyed = await act({ sessionId: id, actions: [{ press: "Tab" }] });
+    assert.equal(keyed.status, 404, "a key does not reach a keyless client's session");
+    const closed = await call("web_session_close", { sessionId: id });
+    assert.equal(closed.body.status, "closed");
+    await client.close();
+  });
+
+  test("the MCP tools open, act and close on the same path as REST", async () => {
+    const { client, call } = await mcp(stack.key);
     const opened = await call("web_session_open", { url: `${stack.site.url}/form` });
     assert.equal(opened.isError, false, JSON.stringify(opened.body));
     const id = opened.body.sessionId;
