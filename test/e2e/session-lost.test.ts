@@ -108,8 +108,8 @@ test("killing the worker that holds a session: the next act answers 410 session_
   assert.equal(lost.body.error.code, "session_lost");
   assert.equal(await balance(), before, "a lost session's act costs nothing");
   const closed = await call("DELETE", `/web/v1/session/${id}`);
-  assert.equal(closed.status, 200);
-  assert.equal(closed.body.status, "lost");
+  assert.equal(closed.status, 410);
+  assert.equal(closed.body.error.code, "session_lost");
 });
 
 test("an idle session closes by itself, its slot frees, and the sessions view says why", async () => {

@@ -118,6 +118,6 @@ export type ActResponse = z.infer<typeof actResponse>;
 export const sessionCloseResponse = z.object({
   success: z.literal(true),
   sessionId: z.string(),
-  status: z.enum(["closed", "expired", "lost"]),
+  status: z.enum(["closed", "expired"]).describe("expired: it had ended by idle timeout or maximum lifetime"),
   closedAt: z.string(),
 });

@@ -106,13 +106,13 @@ function ended(row: SessionRow): ApiError {
 
 /**
  * No worker answers for the session: it ended (its end event may not be recorded yet), or the browser
- * holding it is gone. Record which, and tell the caller at once.
+ * holding it is gone. Record which; the row as it stands afterwards.
  */
-async function gone(ctx: ApiContext, row: SessionRow): Promise<ApiError> {
+async function markGone(ctx: ApiContext, row: SessionRow): Promise<SessionRow> {
   const expired = row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
   const after = await endSession(ctx.db.db, row.id, expired ? "idle" : "browser_lost");
   if (after?.changed) ctx.metrics.sessionsEnded.inc({ status: after.row.status });
-  return ended(after?.row ?? { ...row, status: "lost" });
+  return after?.row ?? { ...row, status: "lost" };
 }
 
 const isNoResponders = (err: unknown) => /no responders|503/i.test(String((err as Error)?.message ?? err));
@@ -242,13 +242,13 @@ export async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller):
         });
         reply = decodeJson<SessionActReply>(msg.data);
       } catch (err) {
-        if (isNoResponders(err)) throw await gone(ctx, row);
+        if (isNoResponders(err)) throw ended(await markGone(ctx, row));
         if (/timeout/i.test(String((err as Error).message)))
           throw new ApiError("timeout", `the session's browser did not answer within ${budget + 15_000} ms`);
         throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
       }
       if (!reply.ok) {
-        if (reply.error.code === "session_lost") throw await gone(ctx, row);
+        if (reply.error.code === "session_lost") throw ended(await markGone(ctx, row));
         throw taskFailed(reply.error);
       }
       const ran = reply.result.actions.filter((a) => a.status === "ok").length;
@@ -265,26 +265,25 @@ export async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller):
   return result;
 }
 
-/** Close a session: frees its slot at once. Closing an ended session again answers the same. */
+/**
+ * Close a session: frees its slot at once. Closing a closed or expired session again answers the same;
+ * a session whose browser is gone answers 410 session_lost.
+ */
 export async function closeSession(ctx: ApiContext, id: string, caller: Caller): Promise<CloseResponse> {
-  const row = await ownedSession(ctx, id, caller);
-  let after = row;
+  let row = await ownedSession(ctx, id, caller);
   if (row.status === "open") {
     const reply = await closeOnWorker(ctx, id);
-    const done = await endSession(
-      ctx.db.db,
-      id,
-      reply ? "closed" : "browser_lost",
-      reply ? new Date(reply.closedAt) : new Date(),
-    );
+    if (!reply) throw ended(await markGone(ctx, row));
+    const done = await endSession(ctx.db.db, id, "closed", new Date(reply.closedAt));
     if (done?.changed) ctx.metrics.sessionsEnded.inc({ status: done.row.status });
-    if (done) after = done.row;
+    if (done) row = done.row;
   }
+  if (row.status === "lost" || row.status === "open") throw ended({ ...row, status: "lost" });
   return {
     success: true,
     sessionId: id,
-    status: after.status === "open" ? "closed" : after.status,
-    closedAt: (after.closedAt ?? new Date()).toISOString(),
+    status: row.status,
+    closedAt: (row.closedAt ?? new Date()).toISOString(),
   };
 }
 
