@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { type Chain, startChain } from "../helpers/chain.ts";
 import { payingClient } from "../helpers/paying-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
@@ -131,5 +132,32 @@ describe("x402 wallet payments", () => {
     const rows = await stack.pg.database
       .sql`select count(*)::int as n from ledger_entries where kind = 'wallet_payment'`;
     assert.equal(rows[0]?.n, 1, "only the first paid call is in the ledger");
+  });
+
+  test("a wallet's session: only acts paid by the same wallet reach it; another wallet gets 404 and pays nothing", async () => {
+    const other = generatePrivateKey();
+    const otherAddress = privateKeyToAccount(other).address;
+    await chain.mint(otherAddress, 1_000_000n);
+    const otherFetch = payingClient(other).fetch;
+
+    const opened = await payingFetch(
+      `${stack.api.url}/web/v1/session`,
+      body({ url: `${stack.site.url}/form` }),
+    );
+    const session = (await opened.json()) as { sessionId: string };
+    assert.equal(opened.status, 200, JSON.stringify(session));
+    const act = { sessionId: session.sessionId, actions: [{ press: "Tab" }] };
+
+    const theirs = await otherFetch(`${stack.api.url}/web/v1/act`, body(act));
+    assert.equal(theirs.status, 404, await theirs.text());
+    assert.equal(await chain.balanceOf(otherAddress), 1_000_000n, "the other wallet was not charged");
+
+    const start = await balances();
+    const mine = await payingFetch(`${stack.api.url}/web/v1/act`, body(act));
+    assert.equal(mine.status, 200, await mine.text());
+    assert.equal(start.payer - (await chain.balanceOf(chain.payer)), 500n, "one action: $0.0005");
+
+    const closed = await fetch(`${stack.api.url}/web/v1/session/${session.sessionId}`, { method: "DELETE" });
+    assert.equal(closed.status, 200, "a wallet session closes with its id, free");
   });
 });
