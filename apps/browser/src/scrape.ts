@@ -1,7 +1,7 @@
 import type { ScrapeRequest, ScrapeResponse, TaskError, TaskReply } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
-import { errorOf, renderFormats } from "./formats/render.ts";
+import { errorOf, type FormatOutcome, renderFormats } from "./formats/render.ts";
 import type { GuardProxy } from "./guard-proxy.ts";
 
 export class TaskFailure extends Error {
@@ -29,6 +29,17 @@ export function failureOf(err: unknown): TaskError {
 
 export const isBrowserGone = (message: string) =>
   /Target.*closed|browser has been closed|crash|has been closed/i.test(message);
+
+/** What every reply says of the page as it stands: its URL, its title, and what was cut. */
+export async function pageFacts(page: Page, outcome: FormatOutcome, fromUrl = true) {
+  const title = await page.title().catch(() => undefined);
+  return {
+    url: fromUrl ? page.url() : "about:blank",
+    title: title || undefined,
+    ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
+    ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
+  };
+}
 
 export interface ScrapeHooks {
   onFormat?: (format: string, ms: number, ok: boolean) => void;
@@ -130,21 +141,17 @@ export async function runScrape(
     const { page, status } = await openPage(context, proxy, req);
     const outcome = await renderFormats(page, req, req.formats);
     for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
-    const title = await page.title().catch(() => undefined);
     const result: ScrapeResponse = {
       success: Object.keys(outcome.data).length > 0,
       data: outcome.data,
       errors: outcome.errors,
       metadata: {
-        url: req.url ? page.url() : "about:blank",
+        ...(await pageFacts(page, outcome, req.url !== undefined)),
         statusCode: status,
-        title: title || undefined,
         formats: req.formats,
         renders: req.formats.length,
         browserMsUsed: Math.round(performance.now() - started),
         ms: 0,
-        ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
-        ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
       },
     };
     return { ok: true, result };

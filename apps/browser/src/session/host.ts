@@ -16,7 +16,7 @@ import type { ChromiumKeeper } from "../chromium.ts";
 import { errorOf, renderFormats } from "../formats/render.ts";
 import type { GuardProxy } from "../guard-proxy.ts";
 import type { BrowserMetrics } from "../metrics.ts";
-import { failureOf, isBrowserGone, newTaskContext, openPage } from "../scrape.ts";
+import { failureOf, isBrowserGone, newTaskContext, openPage, pageFacts } from "../scrape.ts";
 import { runActions } from "./actions.ts";
 
 interface LiveSession {
@@ -73,7 +73,7 @@ export class SessionHost {
       const { page, status } = await openPage(context, this.proxy, req);
       const outcome = await renderFormats(page, req, req.formats);
       const session = this.#track(task, context, page, browser);
-      const title = await page.title().catch(() => undefined);
+      const facts = await pageFacts(page, outcome, req.url !== undefined);
       this.metrics.sessionsOpened.inc();
       return {
         ok: true,
@@ -84,14 +84,11 @@ export class SessionHost {
           data: outcome.data,
           errors: outcome.errors,
           metadata: {
-            url: req.url ? page.url() : "about:blank",
+            ...facts,
             statusCode: status,
-            title: title || undefined,
             formats: req.formats,
             expiresAt: this.#expiresAt(session),
             ms: Math.round(performance.now() - started),
-            ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
-            ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
           },
         },
       };
@@ -211,7 +208,7 @@ export class SessionHost {
       });
       const formats = m.formats ?? s.request.formats;
       const outcome = await renderFormats(s.page, s.request, formats);
-      const title = await s.page.title().catch(() => undefined);
+      const facts = await pageFacts(s.page, outcome);
       s.lastActiveAt = Date.now();
       this.#arm(s);
       const result: ActResponse = {
@@ -222,13 +219,10 @@ export class SessionHost {
         data: outcome.data,
         errors: outcome.errors,
         metadata: {
-          url: s.page.url(),
-          title: title || undefined,
+          ...facts,
           formats,
           expiresAt: this.#expiresAt(s),
           ms: Math.round(performance.now() - started),
-          ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
-          ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
         },
       };
       return { ok: true, result };
