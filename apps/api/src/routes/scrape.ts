@@ -154,7 +154,8 @@ export async function paidScrape(
           const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "render_failed";
           throw new ApiError(code, reply.error.message);
         }
-        if (scope !== null && isCacheable(req)) void ctx.cache.store(req, reply.result, scope);
+        // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.
+        if (scope !== null && isCacheable(req)) await ctx.cache.store(req, reply.result, scope);
         const merged = merge(req, reply.result, hit);
         return { result: merged, chargeMicros: chargeFor(merged) };
       },
