@@ -43,6 +43,8 @@ export async function pageFacts(page: Page, outcome: FormatOutcome, fromUrl = tr
 
 export interface ScrapeHooks {
   onFormat?: (format: string, ms: number, ok: boolean) => void;
+  /** Runs on the rendered page before its context closes (a crawl reads the page's links here). */
+  onPage?: (page: Page) => Promise<void>;
 }
 
 export async function newTaskContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
@@ -141,6 +143,7 @@ export async function runScrape(
     const { page, status } = await openPage(context, proxy, req);
     const outcome = await renderFormats(page, req, req.formats);
     for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
+    await hooks.onPage?.(page);
     const result: ScrapeResponse = {
       success: Object.keys(outcome.data).length > 0,
       data: outcome.data,

@@ -2,20 +2,23 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import {
   connectBus,
+  ensureResultsStream,
   ensureTaskQueue,
   openWorkersBucket,
   putWorkerState,
+  RESULTS_ACK_WAIT_MS,
   type SlotLoops,
   startSlotLoops,
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
-import type { BrowserTask, SessionOpenReply, TaskReply } from "@browserfleet/contracts";
+import type { BrowserTask, FetchReply, MapReply, SessionOpenReply, TaskReply } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { startGuardProxy } from "./guard-proxy.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
-import { runScrape } from "./scrape.ts";
+import { runPageTask } from "./page-task.ts";
+import { runScrape, type ScrapeHooks } from "./scrape.ts";
 import { SessionHost } from "./session/host.ts";
 
 export interface BrowserWorkerOptions {
@@ -50,6 +53,14 @@ export interface BrowserWorker {
   stop(): Promise<void>;
 }
 
+type AnyReply = TaskReply | SessionOpenReply | MapReply | FetchReply;
+
+/** A task kind this worker version does not know (a newer api during a rolling update). */
+const unsupported = (kind: string): AnyReply => ({
+  ok: false,
+  error: { code: "unavailable", message: `this browser worker cannot run ${kind} tasks`, status: 503 },
+});
+
 export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<BrowserWorker> {
   const workerId = opts.workerId ?? `browser-${randomUUID().slice(0, 8)}`;
   const metrics = createBrowserMetrics();
@@ -63,6 +74,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   await chromium.browser();
   const nc: NatsConnection = await connectBus({ servers: opts.natsUrl, name: workerId });
   await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs });
+  await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS });
   const kv = await openWorkersBucket(nc);
   metrics.slotsTotal.set(opts.slots);
 
@@ -82,7 +94,11 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     void publishState(busyNow);
   });
 
-  const loops: SlotLoops = startSlotLoops<BrowserTask, TaskReply | SessionOpenReply>(nc, {
+  const hooks: ScrapeHooks = {
+    onFormat: (format, ms, ok) =>
+      metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
+  };
+  const loops: SlotLoops = startSlotLoops<BrowserTask, AnyReply>(nc, {
     slots: opts.slots,
     ackWaitMs: opts.ackWaitMs,
     maxPayload: nc.info?.max_payload ?? 1024 * 1024,
@@ -103,15 +119,13 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     }),
     handle: async (task) => {
       const end = metrics.taskDuration.startTimer({ kind: task.kind });
-      let reply: TaskReply | SessionOpenReply;
+      let reply: AnyReply;
       if (task.kind === "session_open") reply = await sessions.open(task);
-      else {
-        const browser = await chromium.browser();
-        reply = await runScrape(browser, proxy, task.request, {
-          onFormat: (format, ms, ok) =>
-            metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
-        });
-      }
+      else if (task.kind === "scrape")
+        reply = await runScrape(await chromium.browser(), proxy, task.request, hooks);
+      else if (task.kind === "page")
+        reply = await runPageTask(nc, await chromium.browser(), proxy, task, hooks);
+      else reply = unsupported(task.kind);
       end();
       metrics.tasks.inc({ kind: task.kind, outcome: reply.ok ? "ok" : reply.error.code });
       return reply;

@@ -1,6 +1,13 @@
 import { AckPolicy, DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { TASK_STREAM, TASK_SUBJECT, WORKER_CONSUMER } from "./subjects.ts";
+import {
+  JOBS_CONSUMER,
+  RESULTS_STREAM,
+  RESULTS_SUBJECT,
+  TASK_STREAM,
+  TASK_SUBJECT,
+  WORKER_CONSUMER,
+} from "./subjects.ts";
 
 export interface BusOptions {
   servers: string;
@@ -56,6 +63,44 @@ export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): P
   } catch (err) {
     if (!isNotFound(err)) throw err;
     await jsm.consumers.add(TASK_STREAM, consumer);
+  }
+}
+
+/**
+ * Create or update the stream that carries job page results, and the jobs program's durable consumer.
+ * Results are kept on disk until the jobs program has recorded them (work-queue retention).
+ */
+export async function ensureResultsStream(nc: NatsConnection, opts: { ackWaitMs: number }): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config = {
+    name: RESULTS_STREAM,
+    subjects: [RESULTS_SUBJECT],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_age: 24 * 3600 * 1e9,
+    duplicate_window: 120 * 1e9,
+  };
+  try {
+    await jsm.streams.info(RESULTS_STREAM);
+    await jsm.streams.update(RESULTS_STREAM, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.streams.add(config);
+  }
+  const consumer = {
+    durable_name: JOBS_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: opts.ackWaitMs * 1e6,
+    max_deliver: -1,
+    max_ack_pending: 1000,
+  };
+  try {
+    await jsm.consumers.info(RESULTS_STREAM, JOBS_CONSUMER);
+    await jsm.consumers.update(RESULTS_STREAM, JOBS_CONSUMER, consumer);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.consumers.add(RESULTS_STREAM, consumer);
   }
 }
 

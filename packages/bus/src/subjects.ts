@@ -14,3 +14,12 @@ export const sessionSubject = (id: string, verb: "act" | "close") => `fleet.sess
 export const SESSION_ENDED_SUBJECT = "fleet.sessions.ended";
 /** Session ids become subject tokens, so they are restricted to these characters. */
 export const SESSION_ID_PATTERN = /^ses_[0-9A-Za-z]{8,64}$/;
+
+/** Page results of batch and crawl jobs: workers publish, the jobs program consumes (durable). */
+export const RESULTS_STREAM = "FLEET_RESULTS";
+export const RESULTS_SUBJECT = "fleet.jobs.results";
+export const JOBS_CONSUMER = "jobs";
+/** How long the jobs program may hold a result before it is redelivered. */
+export const RESULTS_ACK_WAIT_MS = 30_000;
+/** Core NATS nudge: "a job was created or cancelled, look now" (the jobs program also polls). */
+export const JOBS_WAKE_SUBJECT = "fleet.jobs.wake";

@@ -40,7 +40,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     pricing: "session",
     auth: payAuth,
     example: { url: "https://example.com/login" },
-    available: false,
+    available: true,
   },
   {
     path: "/web/v1/act",
@@ -51,7 +51,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     auth: payAuth,
     limits: "1 to 25 actions per call.",
     example: { sessionId: "s_...", actions: [{ type: { ref: "e5", text: "alice" } }, { press: "Enter" }] },
-    available: false,
+    available: true,
   },
   {
     path: "/web/v1/scrape/batch",

@@ -75,6 +75,16 @@ export const scrapeRequest = z
 export type ScrapeRequest = z.infer<typeof scrapeRequest>;
 export type ScrapeRequestInput = z.input<typeof scrapeRequest>;
 
+export const DOCUMENT_TYPES = ["pdf", "docx", "xlsx", "csv", "odt", "ods"] as const;
+export const documentFacts = z.object({
+  type: z.enum(DOCUMENT_TYPES),
+  contentType: z.string().optional().describe("Content-Type the server sent"),
+  bytes: z.int(),
+  pages: z.int().optional().describe("PDF pages"),
+  sheets: z.int().optional().describe("Spreadsheet sheets (a CSV is one)"),
+});
+export type DocumentFacts = z.infer<typeof documentFacts>;
+
 export const pageMetadata = z.object({
   url: z.string().describe("Final URL after redirects"),
   statusCode: z.int().optional().describe("HTTP status of the target page"),
@@ -86,6 +96,9 @@ export const pageMetadata = z.object({
   cached: z.array(format).optional(),
   controlsTruncated: z.boolean().optional().describe("The controls list was cut at controls.limit"),
   screenshotTruncated: z.boolean().optional().describe("A full-page screenshot was cut at 16384 px"),
+  document: documentFacts
+    .optional()
+    .describe("Present when the url served a document (PDF, Word, Excel, CSV, OpenDocument)"),
 });
 
 export const formatError = z.object({ code: z.string(), message: z.string() });

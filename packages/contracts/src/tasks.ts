@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Format } from "./common.ts";
+import type { MapRequest, MapResponse } from "./jobs.ts";
 import type { ScrapeRequest, ScrapeResponse } from "./scrape.ts";
 import { formatError } from "./scrape.ts";
 import type { Action, ActResponse, SessionRequest, SessionResponse } from "./session.ts";
@@ -29,7 +30,59 @@ export interface SessionOpenTask {
   idleMs: number;
   maxMs: number;
 }
-export type BrowserTask = ScrapeTask | SessionOpenTask;
+/**
+ * One page of a batch or crawl. There is no reply inbox: the worker publishes a `PageResult` to the
+ * results stream before it acks the task, so a result survives any process dying.
+ */
+export interface PageTask {
+  kind: "page";
+  taskId: string;
+  requestId: string;
+  deadline: number;
+  jobId: string;
+  pageId: number;
+  request: ScrapeRequest;
+  /** Crawl: also return the page's links (absolute, as found) for the frontier, at most this many. */
+  discoverLinks?: number;
+}
+
+/** List a site's URLs: sitemaps (robots.txt, /sitemap.xml, indexes, gzip) plus the rendered page's links. */
+export interface MapTask {
+  kind: "map";
+  taskId: string;
+  requestId: string;
+  deadline: number;
+  request: MapRequest;
+  userAgent: string;
+}
+
+/** Fetch one small text resource without a browser (robots.txt), through the worker's SSRF guard. */
+export interface FetchTask {
+  kind: "fetch";
+  taskId: string;
+  requestId: string;
+  deadline: number;
+  url: string;
+  maxBytes: number;
+  userAgent: string;
+}
+
+export type BrowserTask = ScrapeTask | SessionOpenTask | PageTask | MapTask | FetchTask;
+
+export interface PageResult {
+  jobId: string;
+  pageId: number;
+  taskId: string;
+  reply: TaskReply;
+  /** Links found on the page when the task asked for them. */
+  links?: string[];
+}
+
+export type MapReply = { ok: true; result: MapResponse } | { ok: false; error: TaskError };
+
+export type FetchReply =
+  | { ok: true; status: number; contentType?: string; body: string; finalUrl: string; truncated: boolean }
+  | { ok: false; error: TaskError };
 
 export const taskError = formatError.extend({ status: z.int().optional() });
 export type TaskError = z.infer<typeof taskError>;

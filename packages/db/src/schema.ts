@@ -204,3 +204,97 @@ export const sessions = pgTable(
     index("sessions_open_expiry").on(t.expiresAt).where(sql`status = 'open'`),
   ],
 );
+
+/**
+ * A batch or crawl: an asynchronous job the jobs program drives page by page. Its hold reserves
+ * `limit × pageMicros`; pages capture from it as they come out, and the rest goes back when it ends.
+ */
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: ["crawl", "batch"] }).notNull(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    status: text("status", { enum: ["queued", "running", "completed", "failed", "cancelled"] }).notNull(),
+    /** The validated request, defaults applied. */
+    request: jsonb("request").notNull(),
+    requestId: text("request_id"),
+    holdId: text("hold_id").notNull(),
+    /** What one page that came out costs (its formats at the page price). */
+    pageMicros: micros("page_micros").notNull(),
+    pageLimit: integer("page_limit").notNull(),
+    /** Pages taken into the job so far (never more than pageLimit). */
+    total: integer("total").notNull().default(0),
+    completed: integer("completed").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    chargedMicros: micros("charged_micros").notNull().default(0),
+    /** robots.txt of the start URL's origin, once fetched (crawl only); "" when it has none. */
+    robotsTxt: text("robots_txt"),
+    error: jsonb("error"),
+    createdAt: at("created_at").notNull().defaultNow(),
+    startedAt: at("started_at"),
+    finishedAt: at("finished_at"),
+    /** The job ends (with what it has) if it is still running then. */
+    deadlineAt: at("deadline_at").notNull(),
+    /** When the job and its results are deleted. */
+    expiresAt: at("expires_at").notNull(),
+  },
+  (t) => [
+    index("jobs_account_time").on(t.accountId, t.createdAt),
+    index("jobs_active").on(t.status).where(sql`status in ('queued', 'running')`),
+    index("jobs_expiry").on(t.expiresAt),
+  ],
+);
+
+/** One page of a job: discovered (crawl) or given (batch), dispatched to a browser, then its result. */
+export const jobPages = pgTable(
+  "job_pages",
+  {
+    /** Also the order of the results: batch order, or breadth-first discovery order. */
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    jobId: text("job_id")
+      .notNull()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    /** The normalized URL; a job takes each page once. */
+    urlKey: text("url_key").notNull(),
+    depth: integer("depth").notNull().default(0),
+    status: text("status", { enum: ["queued", "dispatched", "completed", "failed", "cancelled"] })
+      .notNull()
+      .default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    /** The task now in flight for this page; a result for any other task id is stale. */
+    taskId: text("task_id"),
+    dispatchedAt: at("dispatched_at"),
+    result: jsonb("result"),
+    error: jsonb("error"),
+    chargedMicros: micros("charged_micros").notNull().default(0),
+    finishedAt: at("finished_at"),
+  },
+  (t) => [
+    uniqueIndex("job_pages_url").on(t.jobId, t.urlKey),
+    index("job_pages_job_status").on(t.jobId, t.status, t.id),
+    index("job_pages_in_flight").on(t.dispatchedAt).where(sql`status = 'dispatched'`),
+  ],
+);
+
+/** What callers tell us about results, prices or bugs (POST /web/v1/feedback). */
+export const feedback = pgTable(
+  "feedback",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").references(() => accounts.id),
+    payer: text("payer"),
+    client: text("client"),
+    category: text("category").notNull(),
+    message: text("message").notNull(),
+    url: text("url"),
+    requestId: text("request_id"),
+    jobId: text("job_id"),
+    sessionId: text("session_id"),
+    createdAt: at("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("feedback_time").on(t.createdAt)],
+);

@@ -1,0 +1,63 @@
+import { encodeJson, RESULTS_SUBJECT } from "@browserfleet/bus";
+import type { PageResult, PageTask, TaskReply } from "@browserfleet/contracts";
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Browser, Page } from "playwright-core";
+import type { GuardProxy } from "./guard-proxy.ts";
+import { runScrape, type ScrapeHooks } from "./scrape.ts";
+
+/** Every link target on the page as the browser resolved it (script-built links included). */
+async function linksOf(page: Page, max: number): Promise<string[]> {
+  return page
+    .evaluate(
+      (cap) =>
+        Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href).slice(0, cap),
+      max,
+    )
+    .catch(() => []);
+}
+
+/**
+ * One page of a batch or crawl. The result goes to the results stream before the task is acked (the
+ * slot loop acks after this returns), so a worker that dies before publishing leaves the task to be
+ * redelivered, and one that dies after publishing leaves a duplicate the jobs program ignores.
+ */
+export async function runPageTask(
+  nc: NatsConnection,
+  browser: Browser,
+  proxy: GuardProxy,
+  task: PageTask,
+  hooks: ScrapeHooks,
+): Promise<TaskReply> {
+  let links: string[] | undefined;
+  const reply = await runScrape(browser, proxy, task.request, {
+    ...hooks,
+    onPage: task.discoverLinks
+      ? async (page) => {
+          links = await linksOf(page, task.discoverLinks ?? 0);
+        }
+      : undefined,
+  });
+  const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
+  let payload = encodeJson({ jobId: task.jobId, pageId: task.pageId, taskId: task.taskId, reply, links });
+  if (payload.byteLength > maxPayload) {
+    const tooLarge: PageResult = {
+      jobId: task.jobId,
+      pageId: task.pageId,
+      taskId: task.taskId,
+      reply: {
+        ok: false,
+        error: {
+          code: "result_too_large",
+          message: `the page's result is ${payload.byteLength} bytes, more than the bus carries; ask for fewer or smaller formats`,
+          status: 502,
+        },
+      },
+      links,
+    };
+    payload = encodeJson(tooLarge);
+  }
+  // A publish that fails throws: the slot loop naks the task and it runs again later.
+  await jetstream(nc).publish(RESULTS_SUBJECT, payload, { msgID: task.taskId });
+  return reply;
+}

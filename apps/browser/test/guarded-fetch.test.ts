@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { after, before, describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
+import { parseAllowList } from "@browserfleet/ssrf";
+import { type GuardProxy, startGuardProxy } from "../src/guard-proxy.ts";
+import { guardedFetch, gunzipBounded } from "../src/guarded-fetch.ts";
+import { TaskFailure } from "../src/scrape.ts";
+
+let server: Server;
+let base: string;
+let open: GuardProxy;
+let closed: GuardProxy;
+
+before(async () => {
+  server = createServer((req, res) => {
+    if (req.url === "/redirect") res.writeHead(302, { location: "/text" }).end();
+    else if (req.url === "/text") res.writeHead(200, { "content-type": "text/plain" }).end("hello there");
+    else if (req.url === "/big") res.writeHead(200).end(Buffer.alloc(100_000, 97));
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  open = await startGuardProxy(parseAllowList("127.0.0.1"));
+  closed = await startGuardProxy(parseAllowList(undefined));
+});
+after(async () => {
+  await open.close();
+  await closed.close();
+  server.close();
+});
+
+describe("guardedFetch", () => {
+  test("follows redirects through the guard and reports the final URL and type", async () => {
+    const r = await guardedFetch(open, `${base}/redirect`, {
+      maxBytes: 1000,
+      timeoutMs: 5000,
+      overflow: "fail",
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.finalUrl, `${base}/text`);
+    assert.equal(r.contentType, "text/plain");
+    assert.equal(r.body.toString(), "hello there");
+  });
+
+  test("a loopback target is refused unless the operator allowed it", async () => {
+    await assert.rejects(
+      guardedFetch(closed, `${base}/text`, { maxBytes: 1000, timeoutMs: 5000, overflow: "fail" }),
+      (err) => err instanceof TaskFailure && err.code === "ssrf_blocked",
+    );
+  });
+
+  test("bodies past maxBytes are cut (and flagged) or refused, as asked", async () => {
+    const cut = await guardedFetch(open, `${base}/big`, {
+      maxBytes: 1000,
+      timeoutMs: 5000,
+      overflow: "truncate",
+    });
+    assert.equal(cut.body.length, 1000);
+    assert.equal(cut.truncated, true);
+    await assert.rejects(
+      guardedFetch(open, `${base}/big`, { maxBytes: 1000, timeoutMs: 5000, overflow: "fail" }),
+      (err) => err instanceof TaskFailure && err.code === "too_large",
+    );
+  });
+
+  test("gunzip output is capped", () => {
+    const bomb = gzipSync(Buffer.alloc(5_000_000));
+    assert.throws(() => gunzipBounded(bomb, 1_000_000));
+    assert.equal(gunzipBounded(gzipSync(Buffer.from("ok")), 10).toString(), "ok");
+  });
+});
