@@ -15,6 +15,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { crawlSiteRoutes } from "./crawl-site.ts";
+import { documentsRoutes } from "./documents.ts";
 import {
   APP_JS,
   APP_PAGE_HTML,
@@ -43,6 +45,8 @@ import {
   statusHtml,
   welcomeHtml,
 } from "./pages.ts";
+import type { ExtraRoutes, Reply } from "./reply.ts";
+import { sitemapsRoutes } from "./sitemaps.ts";
 
 export interface FixtureSiteOptions {
   /** Port to listen on; 0 (default) picks a free port. */
@@ -90,13 +94,7 @@ function queryOf(target: string): URLSearchParams {
   return new URLSearchParams(target.slice(q + 1, hash < 0 ? undefined : hash));
 }
 
-/** A complete response, produced by the router and written by `send`. */
-interface Reply {
-  status: number;
-  type?: string;
-  body?: string | Buffer;
-  headers?: Record<string, string>;
-}
+const EXTRA_ROUTES: ExtraRoutes[] = [documentsRoutes, sitemapsRoutes, crawlSiteRoutes];
 
 const html = (body: string, status = 200, headers?: Record<string, string>): Reply => ({
   status,
@@ -256,6 +254,11 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
         };
       case "/robots.txt":
         return { status: 200, type: "text/plain; charset=utf-8", body: robotsTxt(originOf(req, baseUrl)) };
+    }
+
+    for (const extra of EXTRA_ROUTES) {
+      const reply = extra(path, query, originOf(req, baseUrl));
+      if (reply) return reply;
     }
 
     const status = /^\/status\/(\d{3})$/.exec(path);

@@ -1,0 +1,3 @@
+import type { ExtraRoutes } from "./reply.ts";
+
+export const crawlSiteRoutes: ExtraRoutes = () => null;

@@ -1,0 +1,3 @@
+import type { ExtraRoutes } from "./reply.ts";
+
+export const sitemapsRoutes: ExtraRoutes = () => null;
