@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole service on one machine. A local nats-server with JetStream (unless NATS_URL is set),
- * one browser worker with system Chromium, and the api, in one process tree.
+ * one browser worker with system Chromium, the jobs program and the api, in one process tree.
  */
 import { resolve } from "node:path";
 import { startApi } from "@browserfleet/api";
@@ -13,6 +13,7 @@ import {
 import { type LocalNats, MissingBinaryError, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 import { locateDatabase } from "@browserfleet/db";
+import { startJobs } from "@browserfleet/jobs";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -31,6 +32,13 @@ async function main(): Promise<void> {
     `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
   );
   const api = await startApi({ ...config, NATS_URL: natsUrl, DATABASE_URL: database.url });
+  const jobs = await startJobs({
+    config,
+    natsUrl,
+    databaseUrl: database.url,
+    metricsPort: config.JOBS_METRICS_PORT,
+  });
+  console.log(`jobs program (batch and crawl): metrics at ${jobs.metricsUrl}`);
   console.log(`Browserfleet api on http://${config.HOST}:${api.port} (try GET /web/v1/scrape)`);
 
   let stopping = false;
@@ -39,6 +47,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${sig}: shutting down`);
     await api.close();
+    await jobs.stop();
     await worker.stop();
     await nats?.stop();
     await database.stop();

@@ -112,6 +112,33 @@ describe("MCP endpoint", () => {
     await client.close();
   });
 
+  test("web_scrape_batch starts a job on the same path as REST, web_batch_status pages through its results; keyless is told to get a key", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const client = await connect(key);
+    const urls = [`${stack.site.url}/article`, `${stack.site.url}/page2`];
+    const start = await call(client, "web_scrape_batch", { urls });
+    assert.equal(start.isError, false, JSON.stringify(start.body));
+    let status: Json;
+    for (let i = 0; i < 300; i++) {
+      status = (await call(client, "web_batch_status", { jobId: start.body.jobId })).body;
+      if (status.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status.status, "completed");
+    assert.deepEqual(
+      status.data.map((p: Json) => p.url),
+      urls,
+    );
+    const crawlStatus = await call(client, "web_crawl_status", { jobId: start.body.jobId });
+    assert.equal(crawlStatus.isError, true, "a batch is not a crawl");
+    await client.close();
+    const keyless = await connect();
+    const refused = await call(keyless, "web_crawl", { url: `${stack.site.url}/crawl/` });
+    assert.equal(refused.isError, true);
+    assert.equal(refused.body.error.code, "key_required");
+    await keyless.close();
+  });
+
   test("a wrong key on /mcp is a 401, and GET /mcp is 405 on this stateless server", async () => {
     const res = await fetch(`${stack.api.url}/mcp`, {
       method: "POST",

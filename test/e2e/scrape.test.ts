@@ -335,10 +335,10 @@ describe("errors and self-descriptions", () => {
   });
 
   it("routes not built yet validate input and then answer 501", async () => {
-    const bad = await stack.post("/web/v1/map", { url: "https://example.com/", limit: 9999 });
+    const bad = await stack.post("/web/v1/search/brave", { query: "x", limit: 9999 });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.error.details[0].field, "limit");
-    const good = await stack.post("/web/v1/map", { url: "https://example.com/" });
+    const good = await stack.post("/web/v1/search/brave", { query: "x" });
     assert.equal(good.status, 501);
     assert.equal(good.body.error.code, "not_implemented");
   });

@@ -3,10 +3,10 @@
  * and the idle timeout is short so expiry can be watched.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type RunningApi, startApi } from "@browserfleet/api";
 import { createAccount, issueKey } from "@browserfleet/billing";
@@ -14,6 +14,7 @@ import { type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { spawnProgram } from "../helpers/programs.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
 type Json = any;
@@ -30,28 +31,17 @@ const workers: ChildProcess[] = [];
 
 /** A browser worker in its own process; resolves once it serves. */
 async function spawnWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", resolve("apps/browser/src/main.ts")], {
-    env: {
-      ...process.env,
+  const child = await spawnProgram(
+    "apps/browser/src/main.ts",
+    {
       NATS_URL: nats.url,
       BROWSER_SLOTS: "2",
       BROWSER_METRICS_PORT: "0",
       FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+    /browser worker .* slots/,
+  );
   workers.push(child);
-  let out = "";
-  await new Promise<void>((ok, fail) => {
-    child.stdout?.on("data", (d) => {
-      out += d;
-      if (/browser worker .* slots/.test(out)) ok();
-    });
-    child.stderr?.on("data", (d) => {
-      out += d;
-    });
-    child.once("exit", (code) => fail(new Error(`the worker exited (${code}): ${out}`)));
-  });
   return child;
 }
 

@@ -298,6 +298,7 @@ ${paths.map((p) => `  <url><loc>${escapeHtml(origin + p)}</loc></url>`).join("\n
 export function robotsTxt(origin: string): string {
   return `User-agent: *
 Disallow: /private
+Disallow: /crawl/blocked
 
 Sitemap: ${origin}/sitemap.xml
 `;

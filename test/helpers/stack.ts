@@ -6,12 +6,15 @@ import { createAccount, issueKey } from "@browserfleet/billing";
 import { type BrowserWorker, startBrowserWorker } from "@browserfleet/browser";
 import { type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
+import { type JobsProgram, startJobs } from "@browserfleet/jobs";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "./postgres.ts";
 
 export interface Stack {
   api: RunningApi;
   worker: BrowserWorker;
+  /** The jobs program (batch and crawl), unless the stack was started with `jobs: false`. */
+  jobs?: JobsProgram;
   nats: LocalNats;
   pg: TestPostgres;
   site: FixtureSite;
@@ -33,12 +36,19 @@ export interface Stack {
     headers?: Record<string, string>,
     // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
   ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** GET or DELETE with the default key (or the given authorization header). */
+  call(
+    method: "GET" | "DELETE",
+    path: string,
+    headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
 /** A real local stack: nats-server with JetStream, one Chromium worker, the api, and the fixture site. */
 export async function startStack(
-  opts: { allowPrivate?: string; slots?: number; env?: Record<string, string> } = {},
+  opts: { allowPrivate?: string; slots?: number; env?: Record<string, string>; jobs?: boolean } = {},
 ): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "fleet-e2e-"));
   const site = await startFixtureSite();
@@ -59,17 +69,21 @@ export async function startStack(
     ...opts.env,
   });
   const api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
+  const jobs =
+    opts.jobs === false
+      ? undefined
+      : await startJobs({ config, natsUrl: nats.url, databaseUrl: pg.url, metricsPort: 0, log: () => {} });
   const newKey = async (balanceMicros: number) => {
     const { accountId } = await createAccount(pg.database.db, { balanceMicros });
     const { key } = await issueKey(pg.database.db, accountId, "e2e");
     return { key, accountId };
   };
   const main = await newKey(100_000_000);
-  const send = async (path: string, body: unknown, headers: Record<string, string>) => {
+  const send = async (path: string, body: unknown, headers: Record<string, string>, method = "POST") => {
     const res = await fetch(api.url + path, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: typeof body === "string" ? body : JSON.stringify(body),
+      method,
+      headers: method === "POST" ? { "content-type": "application/json", ...headers } : headers,
+      body: method !== "POST" ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await res.text();
     let parsed: unknown = text;
@@ -81,6 +95,7 @@ export async function startStack(
   return {
     api,
     worker,
+    jobs,
     nats,
     pg,
     site,
@@ -89,7 +104,10 @@ export async function startStack(
     newKey,
     post: (path, body, headers = {}) => send(path, body, { authorization: `Bearer ${main.key}`, ...headers }),
     postKeyless: (path, body, headers = {}) => send(path, body, headers),
+    call: (method, path, headers = {}) =>
+      send(path, undefined, { authorization: `Bearer ${main.key}`, ...headers }, method),
     async stop() {
+      await jobs?.stop();
       await api.close();
       await worker.stop();
       await nats.stop();

@@ -7,6 +7,8 @@ import { mountMcp } from "./mcp/endpoint.ts";
 import { rateLimits } from "./rate-limit.ts";
 import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
+import { mountJobs } from "./routes/jobs.ts";
+import { mountMap } from "./routes/map.ts";
 import { mountPending } from "./routes/pending.ts";
 import { mountScrape } from "./routes/scrape.ts";
 import { mountSessions } from "./routes/session.ts";
@@ -108,6 +110,8 @@ export function createApp(ctx: ApiContext): Express {
   mountDescriptions(router);
   mountScrape(router, ctx);
   mountSessions(router, ctx);
+  mountMap(router, ctx);
+  mountJobs(router, ctx);
   mountAccount(router, ctx);
   mountMcp(router, ctx);
   mountPending(router);

@@ -15,7 +15,9 @@ import type { BrowserTask, FetchReply, MapReply, SessionOpenReply, TaskReply } f
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
+import { runFetchTask } from "./fetch-task.ts";
 import { startGuardProxy } from "./guard-proxy.ts";
+import { runMapTask } from "./map-task.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
 import { runPageTask } from "./page-task.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
@@ -125,7 +127,10 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
         reply = await runScrape(await chromium.browser(), proxy, task.request, hooks);
       else if (task.kind === "page")
         reply = await runPageTask(nc, await chromium.browser(), proxy, task, hooks);
-      else reply = unsupported(task.kind);
+      else if (task.kind === "map") reply = await runMapTask(await chromium.browser(), proxy, task);
+      else if (task.kind === "fetch") reply = await runFetchTask(proxy, task);
+      // Every kind is handled today; a kind added to BrowserTask later lands here until it is.
+      else reply = unsupported((task as { kind: string }).kind);
       end();
       metrics.tasks.inc({ kind: task.kind, outcome: reply.ok ? "ok" : reply.error.code });
       return reply;

@@ -4,7 +4,7 @@ import { newId } from "./ids.ts";
 
 const { accounts, holds, ledgerEntries } = schema;
 
-type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
 export type HoldResult =
   | { ok: true; holdId: string; balanceMicros: number }
@@ -176,6 +176,21 @@ export async function captureFromHold(db: Db, holdId: string, micros: number): P
     const hold = await lockOpenHold(tx, holdId);
     return hold ? captureIn(tx, hold, micros) : 0;
   });
+}
+
+/**
+ * `captureFromHold` inside the caller's transaction, so a job page's result and its charge commit
+ * together (a redelivered result then finds the page done and charges nothing).
+ */
+export async function captureFromHoldIn(tx: Tx, holdId: string, micros: number): Promise<number> {
+  const hold = await lockOpenHold(tx, holdId);
+  return hold ? captureIn(tx, hold, micros) : 0;
+}
+
+/** Refund what is left of a hold inside the caller's transaction (a job that ended or was cancelled). */
+export async function closeHoldIn(tx: Tx, holdId: string, note?: string): Promise<Settlement | undefined> {
+  const hold = await lockOpenHold(tx, holdId);
+  return hold ? closeIn(tx, hold, note) : undefined;
 }
 
 /** Refund every open hold whose call outlived its deadline (the process holding it died). */

@@ -21,8 +21,28 @@ export const configSchema = z.object({
   /** The most one act call may take, all its actions and the formats after them. */
   ACT_TIMEOUT_MS: intFrom(120_000, 1000),
   MAX_BODY_BYTES: intFrom(10 * 1024 * 1024, 1024),
+
+  /** Batch and crawl jobs: how often the jobs program looks for work (it is also woken on events). */
+  JOBS_POLL_MS: intFrom(250, 10),
+  /** Pages of one job in flight at once; this is what keeps one large crawl from starving other jobs. */
+  JOB_PAGE_CONCURRENCY: intFrom(8, 1),
+  /** Politeness per host within a job: pages in flight at once, and the least time between two starts. */
+  CRAWL_HOST_CONCURRENCY: intFrom(4, 1),
+  CRAWL_HOST_DELAY_MS: intFrom(0),
+  /** A robots.txt Crawl-delay is honoured up to this many ms. */
+  CRAWL_MAX_ROBOTS_DELAY_MS: intFrom(10_000),
+  /** A page task not answered this long after dispatch is sent again (up to JOB_PAGE_ATTEMPTS times). */
+  JOB_PAGE_TIMEOUT_MS: intFrom(300_000, 1000),
+  JOB_PAGE_ATTEMPTS: intFrom(3, 1),
+  /** A job still running this long after it was created ends with the pages it has. */
+  JOB_MAX_MS: intFrom(2 * 3600_000, 1000),
+  /** How long a finished job and its results stay readable. */
+  JOB_RETENTION_MS: intFrom(24 * 3600_000, 1000),
+  JOBS_METRICS_PORT: intFrom(9465),
   FLEET_ALLOW_PRIVATE: z.string().optional(),
   WORKER_ID: z.string().optional(),
+  /** The User-Agent of the service's own fetches of a site (robots.txt, sitemaps) for map and crawl. */
+  CRAWL_USER_AGENT: z.string().min(1).default("BrowserfleetBot/1.0 (+https://browserfleet.dev/bot)"),
 
   /** Postgres; without it `npm start` runs an embedded PostgreSQL with its data in DATA_DIR/postgres. */
   DATABASE_URL: z.string().optional(),

@@ -1,5 +1,12 @@
 import type { z } from "zod";
-import { batchRequest, crawlRequest, feedbackRequest, mapRequest, searchRequest } from "./jobs.ts";
+import {
+  batchRequest,
+  crawlRequest,
+  feedbackRequest,
+  mapRequest,
+  mapResponse,
+  searchRequest,
+} from "./jobs.ts";
 import { scrapeRequest, scrapeResponse } from "./scrape.ts";
 import { actRequest, sessionRequest } from "./session.ts";
 
@@ -67,11 +74,12 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     path: "/web/v1/map",
     summary: "List the URLs of a site from its sitemaps plus the links on the page itself.",
     request: mapRequest,
+    response: mapResponse,
     pricing: "map",
     auth: payAuth,
     limits: "limit default 1000, max 5000.",
     example: { url: "https://example.com/", limit: 100 },
-    available: false,
+    available: true,
   },
   {
     path: "/web/v1/crawl",

@@ -12,6 +12,8 @@ import { z } from "zod";
 import { mcpCaller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { jobStatus, startJob } from "../routes/jobs.ts";
+import { paidMap } from "../routes/map.ts";
 import { paidScrape } from "../routes/scrape.ts";
 import { closeSession, paidAct, paidSessionOpen } from "../routes/session.ts";
 
@@ -25,7 +27,15 @@ export interface Tool {
   run?: (ctx: ApiContext, req: Request, args: never) => Promise<unknown>;
 }
 
-const jobId = z.strictObject({ jobId: z.string().min(1).max(200) });
+const jobId = z.strictObject({
+  jobId: z.string().min(1).max(200),
+  cursor: z
+    .string()
+    .max(100)
+    .optional()
+    .describe("The `next` value of the previous status, for more results"),
+  limit: z.int().min(1).max(200).default(50).describe("Page results per call"),
+});
 const sessionId = z.strictObject({ sessionId: z.string().min(1).max(200) });
 
 /** The MCP tools (spec: MCP endpoint), each mapped onto its REST route and sharing its contract. */
@@ -67,32 +77,52 @@ export const TOOLS: Tool[] = [
   {
     name: "web_scrape_batch",
     route: "POST /web/v1/scrape/batch",
-    description: "Scrape 2 to 50 URLs as one job (needs an API key); poll with web_batch_status.",
+    description:
+      "Scrape 2 to 50 URLs with the same options as one background job (needs an API key). Returns jobId at once; poll web_batch_status for progress and results. Holds the most it can cost ($0.001 per format per URL) and gives back what pages did not use.",
     input: batchRequest,
+    run: (ctx, req, args: z.infer<typeof batchRequest>) =>
+      startJob(ctx, mcpCaller(ctx, req, "web_scrape_batch"), "batch", args),
   },
   {
     name: "web_batch_status",
     route: "GET /web/v1/scrape/batch/:id",
-    description: "Status and results of a batch job.",
+    description:
+      "Status, counts and the next finished page results of a batch job, in URL order. Call again with cursor = next while status is queued or running. Free.",
     input: jobId,
+    run: (ctx, req, args: z.infer<typeof jobId>) =>
+      jobStatus(ctx, mcpCaller(ctx, req, "web_batch_status"), "batch", args.jobId, {
+        cursor: args.cursor,
+        limit: args.limit,
+      }),
   },
   {
     name: "web_map",
     route: "POST /web/v1/map",
-    description: "List the URLs of a site from its sitemaps and the page's links.",
+    description:
+      "List the URLs of a site (up to limit, default 1000, max 5000): its sitemaps (robots.txt, /sitemap.xml, indexes) plus the links on the rendered page, normalized and de-duplicated, with the filters search, includePaths, excludePaths, includeSubdomains. $0.0003 per started 1000 URLs of limit; keyless callers get 10 a day.",
     input: mapRequest,
+    run: (ctx, req, args: z.infer<typeof mapRequest>) => paidMap(ctx, args, mcpCaller(ctx, req, "web_map")),
   },
   {
     name: "web_crawl",
     route: "POST /web/v1/crawl",
-    description: "Crawl a site from a start page (needs an API key); poll with web_crawl_status.",
+    description:
+      "Crawl a site breadth-first from url, following links within the site (limit default 25, max 200 pages; maxDepth default 2; robots.txt obeyed), scraping every page with the given formats, as a background job (needs an API key). Returns jobId at once; poll web_crawl_status. $0.001 per format per page scraped.",
     input: crawlRequest,
+    run: (ctx, req, args: z.infer<typeof crawlRequest>) =>
+      startJob(ctx, mcpCaller(ctx, req, "web_crawl"), "crawl", args),
   },
   {
     name: "web_crawl_status",
     route: "GET /web/v1/crawl/:id",
-    description: "Status and results of a crawl job.",
+    description:
+      "Status, counts and the next finished page results of a crawl job, in discovery order. Call again with cursor = next while status is queued or running. Free.",
     input: jobId,
+    run: (ctx, req, args: z.infer<typeof jobId>) =>
+      jobStatus(ctx, mcpCaller(ctx, req, "web_crawl_status"), "crawl", args.jobId, {
+        cursor: args.cursor,
+        limit: args.limit,
+      }),
   },
   {
     name: "web_feedback",

@@ -1,10 +1,4 @@
-import {
-  batchRequest,
-  crawlRequest,
-  feedbackRequest,
-  mapRequest,
-  searchRequest,
-} from "@browserfleet/contracts";
+import { feedbackRequest, searchRequest } from "@browserfleet/contracts";
 import type { Router } from "express";
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
@@ -15,19 +9,11 @@ import { parseBody } from "../validate.ts";
  * real contracts (so callers get the same 400s they will get later) and then answer 501.
  */
 const POSTS: Array<[string, z.ZodType]> = [
-  ["/web/v1/scrape/batch", batchRequest],
-  ["/web/v1/map", mapRequest],
-  ["/web/v1/crawl", crawlRequest],
   ["/web/v1/search/:provider", searchRequest],
   ["/web/v1/feedback", feedbackRequest],
 ];
 
-const OTHERS: Array<["get" | "delete", string]> = [
-  ["get", "/web/v1/scrape/batch/:id"],
-  ["delete", "/web/v1/scrape/batch/:id"],
-  ["get", "/web/v1/crawl/:id"],
-  ["delete", "/web/v1/crawl/:id"],
-];
+const OTHERS: Array<["get" | "delete", string]> = [];
 
 const notYet = (method: string, path: string) =>
   new ApiError(

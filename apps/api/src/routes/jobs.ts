@@ -1,0 +1,172 @@
+import { newId, placeHold, settleHold } from "@browserfleet/billing";
+import { JOBS_WAKE_SUBJECT } from "@browserfleet/bus";
+import {
+  type BatchRequest,
+  batchRequest,
+  type CrawlRequest,
+  crawlRequest,
+  type JobStartResponse,
+  type JobStatusResponse,
+  jobQuery,
+} from "@browserfleet/contracts";
+import { cancelJob, createJob, findJob, type JobKind, jobView, type NewPage } from "@browserfleet/job-store";
+import { pageMicros, priceOf, usd } from "@browserfleet/pricing";
+import { normalizeUrl } from "@browserfleet/site";
+import type { Router } from "express";
+import { type Caller, HOW_TO_GET_A_KEY, restCaller } from "../billing/payment.ts";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { parseBody, parseQuery } from "../validate.ts";
+import { precheckUrl } from "./scrape.ts";
+
+const JOB_ID = /^job_[0-9A-Za-z]{8,64}$/;
+const PATHS: Record<JobKind, string> = { batch: "/web/v1/scrape/batch", crawl: "/web/v1/crawl" };
+const money = (micros: number) => ({ usd: usd(micros), micros });
+
+function requireKey(caller: Caller, kind: JobKind): { accountId: string } {
+  if (!caller.auth)
+    throw new ApiError(
+      "key_required",
+      `${kind === "crawl" ? "a crawl" : "a batch scrape"} needs an API key (it is not part of the keyless allowance or wallet payments). ${HOW_TO_GET_A_KEY}`,
+    );
+  return caller.auth;
+}
+
+function pagesOf(kind: JobKind, req: BatchRequest | CrawlRequest): NewPage[] {
+  const urls = kind === "batch" ? (req as BatchRequest).urls : [(req as CrawlRequest).url];
+  return urls.map((url) => {
+    const key = normalizeUrl(url) ?? url;
+    return { url, urlKey: key, depth: 0 };
+  });
+}
+
+/**
+ * Start a batch or crawl: hold the most it can cost (every page at the page price), record the job and
+ * its first pages, wake the jobs program, answer at once. Pages capture from the hold as they come out;
+ * the rest goes back when the job ends or is cancelled.
+ */
+export async function startJob(
+  ctx: ApiContext,
+  caller: Caller,
+  kind: JobKind,
+  req: BatchRequest | CrawlRequest,
+): Promise<JobStartResponse> {
+  const auth = requireKey(caller, kind);
+  if (kind === "batch") {
+    for (const [i, url] of (req as BatchRequest).urls.entries()) await precheckUrl(ctx, url, `urls.${i}`);
+  } else await precheckUrl(ctx, (req as CrawlRequest).url);
+  const pages = pagesOf(kind, req);
+  const distinct = new Set(pages.map((p) => p.urlKey)).size;
+  const limit = kind === "batch" ? distinct : (req as CrawlRequest).limit;
+  const perPage = pageMicros(req.formats);
+  const quote =
+    kind === "batch"
+      ? priceOf({ route: "batch", request: { urls: new Array(distinct).fill(""), formats: req.formats } })
+      : priceOf({ route: "crawl", request: req as CrawlRequest });
+  const now = Date.now();
+  const deadlineAt = new Date(now + ctx.config.JOB_MAX_MS);
+  const hold = await placeHold(ctx.db.db, {
+    accountId: auth.accountId,
+    micros: quote.micros,
+    route: kind,
+    requestId: caller.requestId,
+    // The jobs program closes the hold when the job ends; the reaper only steps in if it never does.
+    ttlMs: ctx.config.JOB_MAX_MS + 15 * 60_000,
+  });
+  if (!hold.ok)
+    throw new ApiError(
+      "insufficient_balance",
+      `this ${kind} may cost up to ${usd(quote.micros)} (${limit} pages at ${usd(perPage)}) and the balance is ${usd(hold.balanceMicros)}; top up or lower ${kind === "crawl" ? "limit" : "the number of urls"}`,
+      undefined,
+      undefined,
+      { price: money(quote.micros), balance: money(hold.balanceMicros) },
+    );
+  const jobId = newId("job");
+  let expiresAt: Date;
+  try {
+    const job = await createJob(ctx.db.db, {
+      id: jobId,
+      kind,
+      accountId: auth.accountId,
+      requestId: caller.requestId,
+      request: req,
+      holdId: hold.holdId,
+      pageMicros: perPage,
+      pageLimit: limit,
+      pages,
+      deadlineAt,
+      expiresAt: new Date(deadlineAt.getTime() + ctx.config.JOB_RETENTION_MS),
+    });
+    expiresAt = job.expiresAt;
+  } catch (err) {
+    await settleHold(ctx.db.db, hold.holdId, 0, "the job could not be recorded");
+    throw err;
+  }
+  ctx.nc.publish(JOBS_WAKE_SUBJECT);
+  caller.setHeader("X-Held-Usd", usd(quote.micros));
+  return {
+    success: true,
+    jobId,
+    status: "queued",
+    url: `${PATHS[kind]}/${jobId}`,
+    expiresAt: expiresAt.toISOString(),
+    held: money(quote.micros),
+  };
+}
+
+const notFound = (kind: JobKind, id: string) =>
+  new ApiError(
+    "not_found",
+    `no ${kind} job ${id} for this key (jobs are kept for a while after they end, then deleted)`,
+  );
+
+export async function jobStatus(
+  ctx: ApiContext,
+  caller: Caller,
+  kind: JobKind,
+  id: string,
+  query: unknown,
+): Promise<JobStatusResponse> {
+  const auth = requireKey(caller, kind);
+  const q = parseQuery(jobQuery, query);
+  let cursor: number | undefined;
+  if (q.cursor !== undefined) {
+    if (!/^\d{1,15}$/.test(q.cursor))
+      throw new ApiError("invalid_request", "cursor is not one this api gave out", [
+        { field: "cursor", message: "use the `next` value of the previous response" },
+      ]);
+    cursor = Number(q.cursor);
+  }
+  const job = JOB_ID.test(id) ? await findJob(ctx.db.db, auth.accountId, kind, id) : undefined;
+  if (!job) throw notFound(kind, id);
+  return jobView(ctx.db.db, job, { limit: q.limit, cursor });
+}
+
+export async function jobCancel(ctx: ApiContext, caller: Caller, kind: JobKind, id: string) {
+  const auth = requireKey(caller, kind);
+  const job = JOB_ID.test(id)
+    ? await cancelJob(ctx.db.db, auth.accountId, kind, id, ctx.config.JOB_RETENTION_MS)
+    : undefined;
+  if (!job) throw notFound(kind, id);
+  ctx.nc.publish(JOBS_WAKE_SUBJECT);
+  return jobView(ctx.db.db, job, { limit: 0 });
+}
+
+export function mountJobs(router: Router, ctx: ApiContext): void {
+  router.post("/web/v1/scrape/batch", async (req, res) => {
+    const body = parseBody(batchRequest, req.body);
+    res.json(await startJob(ctx, restCaller(ctx, req, res), "batch", body));
+  });
+  router.post("/web/v1/crawl", async (req, res) => {
+    const body = parseBody(crawlRequest, req.body);
+    res.json(await startJob(ctx, restCaller(ctx, req, res), "crawl", body));
+  });
+  for (const kind of ["batch", "crawl"] as const) {
+    router.get(`${PATHS[kind]}/:id`, async (req, res) => {
+      res.json(await jobStatus(ctx, restCaller(ctx, req, res), kind, String(req.params.id), req.query));
+    });
+    router.delete(`${PATHS[kind]}/:id`, async (req, res) => {
+      res.json(await jobCancel(ctx, restCaller(ctx, req, res), kind, String(req.params.id)));
+    });
+  }
+}

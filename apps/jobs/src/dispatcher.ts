@@ -1,0 +1,280 @@
+import { randomUUID } from "node:crypto";
+import { encodeJson, runTask, TASK_SUBJECT } from "@browserfleet/bus";
+import type { Config } from "@browserfleet/config";
+import type {
+  BatchRequest,
+  CrawlRequest,
+  FetchReply,
+  FetchTask,
+  PageTask,
+  ScrapeRequest,
+} from "@browserfleet/contracts";
+import type { Database } from "@browserfleet/db";
+import {
+  activeJobs,
+  claimPage,
+  endJobIn,
+  inFlightPages,
+  type JobRow,
+  lockJob,
+  markJobRunning,
+  queuedPages,
+  requeuePage,
+  setRobots,
+  stalePages,
+  unclaimPage,
+} from "@browserfleet/job-store";
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { sql } from "drizzle-orm";
+import { type CrawlRules, crawlRules } from "./frontier.ts";
+import type { JobsMetrics } from "./metrics.ts";
+import { type JobQueue, type LastStarts, pickDispatches } from "./schedule.ts";
+
+/** Links a crawl page reports back at most (a huge link farm must not blow up one message). */
+export const MAX_LINKS_PER_PAGE = 2000;
+/** Serialises dispatch rounds across jobs replicas (pg advisory lock key). */
+const DISPATCH_LOCK = 0x6a6f6273;
+const ROBOTS_MAX_BYTES = 512 * 1024;
+
+export interface DispatcherDeps {
+  config: Config;
+  db: Database;
+  nc: NatsConnection;
+  metrics: JobsMetrics;
+  /** Record a page as failed without a browser (robots.txt refused it, or it ran out of attempts). */
+  failPage(job: JobRow, pageId: number, code: string, message: string): Promise<void>;
+  log(msg: string): void;
+}
+
+/** The fields of a batch or crawl request that describe one page's scrape. */
+export function pageRequest(job: JobRow, url: string): ScrapeRequest {
+  const {
+    urls: _urls,
+    url: _url,
+    limit: _limit,
+    maxDepth: _maxDepth,
+    search: _search,
+    includeSubdomains: _sub,
+    includePaths: _inc,
+    excludePaths: _exc,
+    maxAge: _maxAge,
+    ...render
+  } = job.request as Partial<CrawlRequest & BatchRequest>;
+  return { ...(render as Omit<ScrapeRequest, "url">), url };
+}
+
+export class Dispatcher {
+  readonly #deps: DispatcherDeps;
+  readonly #lastStarts: LastStarts = new Map();
+  readonly #rules = new Map<string, CrawlRules>();
+  readonly #robotsPending = new Set<string>();
+  readonly #robotsFailures = new Map<string, number>();
+
+  constructor(deps: DispatcherDeps) {
+    this.#deps = deps;
+  }
+
+  rulesFor(job: JobRow): CrawlRules | undefined {
+    if (job.kind !== "crawl" || job.robotsTxt === null) return undefined;
+    let r = this.#rules.get(job.id);
+    if (!r) {
+      r = crawlRules(job);
+      this.#rules.set(job.id, r);
+      if (this.#rules.size > 1000) this.#rules.delete(this.#rules.keys().next().value as string);
+    }
+    return r;
+  }
+
+  /** One round: end overdue jobs, retry lost pages, then send what the limits allow. */
+  async round(): Promise<number> {
+    const { db } = this.#deps;
+    return db.db.transaction(async (tx) => {
+      const [lock] = await tx.execute<{ ok: boolean }>(
+        sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`,
+      );
+      if (!lock?.ok) return 0;
+      await this.#retryLost();
+      const jobs = await activeJobs(db.db);
+      const live: JobRow[] = [];
+      for (const job of jobs) {
+        if (job.deadlineAt.getTime() < Date.now()) await this.#endOverdue(job);
+        else live.push(job);
+      }
+      return this.#dispatch(live);
+    });
+  }
+
+  async #endOverdue(job: JobRow): Promise<void> {
+    const { db, config } = this.#deps;
+    await db.db.transaction(async (tx) => {
+      const locked = await lockJob(tx, job.id);
+      if (!locked) return;
+      await endJobIn(tx, locked, locked.completed > 0 ? "completed" : "failed", config.JOB_RETENTION_MS, {
+        code: "deadline",
+        message: `the job ran longer than ${config.JOB_MAX_MS} ms; it ended with the pages it had`,
+      });
+    });
+    this.#deps.metrics.jobsEnded.inc({ kind: job.kind, status: "deadline" });
+  }
+
+  async #retryLost(): Promise<void> {
+    const { db, config } = this.#deps;
+    const before = new Date(Date.now() - config.JOB_PAGE_TIMEOUT_MS - 30_000);
+    for (const page of await stalePages(db.db, before)) {
+      if (page.attempts < config.JOB_PAGE_ATTEMPTS) {
+        await requeuePage(db.db, page.id, page.taskId);
+        continue;
+      }
+      const [job] = await activeJobs(db.db).then((all) => all.filter((j) => j.id === page.jobId));
+      if (job)
+        await this.#deps.failPage(
+          job,
+          page.id,
+          "timeout",
+          `no browser finished this page in ${page.attempts} attempts of ${config.JOB_PAGE_TIMEOUT_MS} ms`,
+        );
+    }
+  }
+
+  async #dispatch(jobs: JobRow[]): Promise<number> {
+    const { db, config } = this.#deps;
+    if (jobs.length === 0) return 0;
+    const flying = await inFlightPages(
+      db.db,
+      jobs.map((j) => j.id),
+    );
+    const queues: JobQueue[] = [];
+    const urls = new Map<number, string>();
+    const byId = new Map(jobs.map((j) => [j.id, j]));
+    for (const job of jobs) {
+      if (job.kind === "crawl" && job.robotsTxt === null) {
+        this.#fetchRobots(job);
+        continue;
+      }
+      const mine = flying.filter((f) => f.jobId === job.id);
+      const room = config.JOB_PAGE_CONCURRENCY - mine.length;
+      if (room <= 0) continue;
+      const hostInFlight = new Map<string, number>();
+      for (const f of mine) {
+        const h = hostOf(f.url);
+        hostInFlight.set(h, (hostInFlight.get(h) ?? 0) + 1);
+      }
+      const candidates = (await queuedPages(db.db, job.id, room * 4)).map((p) => {
+        urls.set(p.id, p.url);
+        return { pageId: p.id, host: hostOf(p.url) };
+      });
+      if (candidates.length === 0) continue;
+      const robotsDelay = this.rulesFor(job)?.robots.crawlDelayMs(config.CRAWL_USER_AGENT);
+      queues.push({
+        jobId: job.id,
+        inFlight: mine.length,
+        hostInFlight,
+        candidates,
+        hostDelayMs: Math.max(
+          config.CRAWL_HOST_DELAY_MS,
+          Math.min(robotsDelay ?? 0, config.CRAWL_MAX_ROBOTS_DELAY_MS),
+        ),
+      });
+    }
+    const picks = pickDispatches(
+      queues,
+      {
+        jobConcurrency: config.JOB_PAGE_CONCURRENCY,
+        hostConcurrency: config.CRAWL_HOST_CONCURRENCY,
+        budget: 200,
+      },
+      this.#lastStarts,
+      Date.now(),
+    );
+    let sent = 0;
+    const started = new Set<string>();
+    for (const pick of picks) {
+      const job = byId.get(pick.jobId) as JobRow;
+      const url = urls.get(pick.pageId) as string;
+      const rules = this.rulesFor(job);
+      if (rules && !rules.robots.isAllowed(url, config.CRAWL_USER_AGENT)) {
+        await this.#deps.failPage(
+          job,
+          pick.pageId,
+          "robots_disallowed",
+          `robots.txt does not allow ${config.CRAWL_USER_AGENT} to fetch ${url}`,
+        );
+        continue;
+      }
+      if (await this.#send(job, pick.pageId, url)) {
+        sent++;
+        if (!started.has(job.id) && job.status === "queued") {
+          started.add(job.id);
+          await markJobRunning(db.db, job.id);
+        }
+      }
+    }
+    return sent;
+  }
+
+  async #send(job: JobRow, pageId: number, url: string): Promise<boolean> {
+    const { db, config, nc } = this.#deps;
+    const taskId = randomUUID();
+    if (!(await claimPage(db.db, pageId, taskId))) return false;
+    const task: PageTask = {
+      kind: "page",
+      taskId,
+      requestId: job.requestId ?? job.id,
+      deadline: Date.now() + config.JOB_PAGE_TIMEOUT_MS,
+      jobId: job.id,
+      pageId,
+      request: pageRequest(job, url),
+      ...(job.kind === "crawl" ? { discoverLinks: MAX_LINKS_PER_PAGE } : {}),
+    };
+    try {
+      await jetstream(nc).publish(TASK_SUBJECT, encodeJson(task), { msgID: taskId });
+    } catch (err) {
+      await unclaimPage(db.db, pageId, taskId);
+      this.#deps.log(`could not queue page ${pageId} of ${job.id}: ${(err as Error).message}`);
+      return false;
+    }
+    this.#deps.metrics.dispatched.inc({ kind: job.kind });
+    return true;
+  }
+
+  /** robots.txt is fetched by a browser worker (through its SSRF guard), once per crawl job. */
+  #fetchRobots(job: JobRow): void {
+    if (this.#robotsPending.has(job.id)) return;
+    this.#robotsPending.add(job.id);
+    const { config, nc, db } = this.#deps;
+    const url = `${new URL((job.request as CrawlRequest).url).origin}/robots.txt`;
+    const task: FetchTask = {
+      kind: "fetch",
+      taskId: randomUUID(),
+      requestId: job.requestId ?? job.id,
+      deadline: Date.now() + 20_000,
+      url,
+      maxBytes: ROBOTS_MAX_BYTES,
+      userAgent: config.CRAWL_USER_AGENT,
+    };
+    void runTask<FetchReply, FetchTask>(nc, task, 25_000)
+      .then(async (reply) => {
+        // Only a 200 is a robots.txt; 4xx means none (everything allowed). A 5xx or a failure is also
+        // read as "none": the crawl goes on, bounded by its limit, rather than failing outright.
+        const body = reply.ok && reply.status === 200 ? reply.body : "";
+        await setRobots(db.db, job.id, body);
+      })
+      .catch(async (err) => {
+        // No worker answered (none running, or the bus is down): ask again next round, a few times.
+        const failures = (this.#robotsFailures.get(job.id) ?? 0) + 1;
+        this.#robotsFailures.set(job.id, failures);
+        this.#deps.log(`robots.txt of ${job.id} (${url}), attempt ${failures}: ${(err as Error).message}`);
+        if (failures >= 3) await setRobots(db.db, job.id, "").catch(() => {});
+      })
+      .finally(() => this.#robotsPending.delete(job.id));
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,186 @@
+import { createServer, type Server } from "node:http";
+import { UsageRecorder } from "@browserfleet/billing";
+import {
+  connectBus,
+  ensureResultsStream,
+  ensureTaskQueue,
+  JOBS_CONSUMER,
+  JOBS_WAKE_SUBJECT,
+  RESULTS_ACK_WAIT_MS,
+  RESULTS_STREAM,
+  taskBacklog,
+} from "@browserfleet/bus";
+import type { Config } from "@browserfleet/config";
+import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
+import { connectDb, migrateDb } from "@browserfleet/db";
+import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
+import { pageMicros } from "@browserfleet/pricing";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { Dispatcher } from "./dispatcher.ts";
+import { nextPages } from "./frontier.ts";
+import { createJobsMetrics, RateWindow } from "./metrics.ts";
+import { consumeResults } from "./results.ts";
+
+export { pageRequest } from "./dispatcher.ts";
+export { pickDispatches } from "./schedule.ts";
+
+export interface JobsOptions {
+  config: Config;
+  natsUrl: string;
+  databaseUrl: string;
+  /** Serve /metrics and /healthz here (0: any free port; undefined: no server). */
+  metricsPort?: number;
+  log?: (msg: string) => void;
+}
+
+export interface JobsProgram {
+  metricsUrl?: string;
+  /** Run one dispatch round now (tests use it to avoid waiting for the poll). */
+  poke(): void;
+  stop(): Promise<void>;
+}
+
+/** What a page that came out costs: the formats that came out, at the page price. */
+const chargeOf = (r: ScrapeResponse) => pageMicros(r.metadata.formats.filter((f) => f in r.data));
+
+/**
+ * The jobs program: drives batch and crawl jobs. State lives in Postgres; page tasks go to the browser
+ * work queue; page results come back on the results stream and are recorded exactly once.
+ */
+export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
+  const { config } = opts;
+  const log = opts.log ?? ((m: string) => console.error(`[jobs] ${m}`));
+  await migrateDb(opts.databaseUrl);
+  const db = connectDb(opts.databaseUrl, { name: "jobs", max: 6 });
+  const nc = await connectBus({ servers: opts.natsUrl, name: "jobs" });
+  await ensureTaskQueue(nc, { maxPending: config.TASK_QUEUE_MAX, ackWaitMs: config.TASK_ACK_WAIT_MS });
+  await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS });
+  const metrics = createJobsMetrics();
+  const usage = new UsageRecorder(db.db);
+  const crawlRate = new RateWindow(30_000);
+
+  const ended = (job: JobRow, status: string) => {
+    metrics.jobsEnded.inc({ kind: job.kind, status });
+    usage.record({
+      accountId: job.accountId,
+      route: job.kind,
+      status: 200,
+      priceMicros: job.chargedMicros,
+      requestId: job.requestId ?? job.id,
+      ms: Date.now() - job.createdAt.getTime(),
+    });
+  };
+
+  const record = async (r: PageResult) => {
+    const done = await recordPageResult(db.db, r, {
+      chargeOf,
+      retentionMs: config.JOB_RETENTION_MS,
+      discover: (job, page, links) => {
+        const rules = dispatcher.rulesFor(job);
+        return rules ? nextPages(rules, config.CRAWL_USER_AGENT, page, links) : [];
+      },
+    });
+    if (!done.recorded || !done.job) return;
+    const outcome = done.page?.status === "completed" ? "completed" : "failed";
+    metrics.pages.inc({ kind: done.job.kind, outcome });
+    if (done.job.kind === "crawl") crawlRate.hit();
+    if (done.ended) ended(done.job, done.ended);
+    wake();
+  };
+
+  const dispatcher = new Dispatcher({
+    config,
+    db,
+    nc,
+    metrics,
+    log,
+    failPage: (job, pageId, code, message) =>
+      record({ jobId: job.id, pageId, taskId: "", reply: { ok: false, error: { code, message } } }),
+  });
+
+  // Dispatch rounds: on a timer, and at once when woken (a job was created, a page finished).
+  let stopping = false;
+  let running = false;
+  let again = false;
+  const wake = () => {
+    if (stopping) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void (async () => {
+      do {
+        again = false;
+        try {
+          await dispatcher.round();
+        } catch (err) {
+          log(`dispatch round failed: ${(err as Error).message}`);
+        }
+      } while (again && !stopping);
+      running = false;
+    })();
+  };
+  const poll = setInterval(wake, config.JOBS_POLL_MS);
+  const wakeSub = nc.subscribe(JOBS_WAKE_SUBJECT, { callback: () => wake() });
+  const results = consumeResults(nc, record, log);
+
+  const sweep = setInterval(() => {
+    deleteExpiredJobs(db.db).catch((err) => log(`sweep failed: ${(err as Error).message}`));
+  }, 60_000);
+  sweep.unref();
+
+  let server: Server | undefined;
+  let metricsUrl: string | undefined;
+  if (opts.metricsPort !== undefined) {
+    server = createServer(async (req, res) => {
+      if (req.url === "/metrics") {
+        try {
+          await refreshGauges();
+        } catch {
+          // Serve what we have: a scrape must not fail because Postgres or NATS blinked.
+        }
+        res.setHeader("Content-Type", metrics.registry.contentType);
+        res.end(await metrics.registry.metrics());
+      } else if (req.url === "/healthz") {
+        res.statusCode = stopping ? 503 : 200;
+        res.end(stopping ? "stopping" : "ok");
+      } else {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise<void>((r) => server?.listen(opts.metricsPort, "0.0.0.0", r));
+    metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
+  }
+
+  async function refreshGauges(): Promise<void> {
+    const counts = await jobsByStatus(db.db);
+    for (const s of ["queued", "running", "completed", "failed", "cancelled"])
+      metrics.jobs.set({ status: s }, counts[s] ?? 0);
+    const tasks = await taskBacklog(nc);
+    metrics.queueDepth.set({ stream: "FLEET_TASKS" }, tasks.pending + tasks.ackPending);
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.consumers.info(RESULTS_STREAM, JOBS_CONSUMER);
+    metrics.queueDepth.set({ stream: RESULTS_STREAM }, info.num_pending + info.num_ack_pending);
+    metrics.crawlRate.set(crawlRate.perSecond());
+  }
+
+  wake();
+  return {
+    metricsUrl,
+    poke: wake,
+    async stop() {
+      stopping = true;
+      clearInterval(poll);
+      clearInterval(sweep);
+      wakeSub.unsubscribe();
+      await results.stop();
+      while (running) await new Promise((r) => setTimeout(r, 20));
+      await usage.close();
+      server?.close();
+      await nc.drain().catch(() => {});
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { Counter, Gauge, Registry } from "prom-client";
+
+export function createJobsMetrics() {
+  const registry = new Registry();
+  const jobs = new Gauge({
+    name: "fleet_jobs",
+    help: "Batch and crawl jobs by status (every replica reports the same database counts)",
+    labelNames: ["status"],
+    registers: [registry],
+  });
+  const pages = new Counter({
+    name: "fleet_job_pages_total",
+    help: "Job pages finished by this replica, by job kind and outcome (completed, failed)",
+    labelNames: ["kind", "outcome"],
+    registers: [registry],
+  });
+  const dispatched = new Counter({
+    name: "fleet_job_pages_dispatched_total",
+    help: "Page tasks sent to the browser queue (a retry counts again)",
+    labelNames: ["kind"],
+    registers: [registry],
+  });
+  const queueDepth = new Gauge({
+    name: "fleet_queue_depth",
+    help: "Messages waiting plus held unacked, per JetStream stream",
+    labelNames: ["stream"],
+    registers: [registry],
+  });
+  const crawlRate = new Gauge({
+    name: "fleet_crawl_pages_per_second",
+    help: "Crawl pages finished per second by this replica over the last 30 s",
+    registers: [registry],
+  });
+  const jobsEnded = new Counter({
+    name: "fleet_jobs_ended_total",
+    help: "Jobs that ended, by kind and final status",
+    labelNames: ["kind", "status"],
+    registers: [registry],
+  });
+  return { registry, jobs, pages, dispatched, queueDepth, crawlRate, jobsEnded };
+}
+export type JobsMetrics = ReturnType<typeof createJobsMetrics>;
+
+/** Events per second over a sliding window. */
+export class RateWindow {
+  #times: number[] = [];
+  constructor(private readonly windowMs: number) {}
+  hit(now = Date.now()): void {
+    this.#times.push(now);
+  }
+  perSecond(now = Date.now()): number {
+    const from = now - this.windowMs;
+    while (this.#times.length > 0 && (this.#times[0] as number) < from) this.#times.shift();
+    return this.#times.length / (this.windowMs / 1000);
+  }
+}

@@ -1,0 +1,83 @@
+import type { JobPageResult, JobStatusResponse, ScrapeResponse } from "@browserfleet/contracts";
+import { type Db, schema } from "@browserfleet/db";
+import { usd } from "@browserfleet/pricing";
+import { and, asc, eq, gt, inArray, min } from "drizzle-orm";
+import type { JobKind, JobPageRow, JobRow } from "./jobs.ts";
+
+const { jobs, jobPages } = schema;
+
+export async function findJob(
+  db: Db,
+  accountId: string,
+  kind: JobKind,
+  jobId: string,
+): Promise<JobRow | undefined> {
+  const [job] = await db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, jobId), eq(jobs.accountId, accountId), eq(jobs.kind, kind)));
+  return job;
+}
+
+function pageResult(p: JobPageRow, kind: JobKind): JobPageResult {
+  const base = { url: p.url, ...(kind === "crawl" ? { depth: p.depth } : {}) };
+  const status = p.status === "completed" ? "completed" : "failed";
+  const r = p.result as ScrapeResponse | null;
+  const error = p.error as { code: string; message: string } | null;
+  return {
+    ...base,
+    status,
+    ...(r ? { data: r.data, errors: r.errors, metadata: r.metadata } : {}),
+    ...(error ? { error } : {}),
+  };
+}
+
+/**
+ * A job's status and the next results after `cursor` (a page id), in queue order. Results stop at the
+ * first page that has not finished yet, so a poller that follows `next` sees every page exactly once,
+ * in order, even though pages finish out of order.
+ */
+export async function jobView(
+  db: Db,
+  job: JobRow,
+  opts: { limit: number; cursor?: number },
+): Promise<JobStatusResponse> {
+  const [open] = await db
+    .select({ first: min(jobPages.id) })
+    .from(jobPages)
+    .where(and(eq(jobPages.jobId, job.id), inArray(jobPages.status, ["queued", "dispatched"])));
+  const firstOpen = open?.first ?? undefined;
+  const rows = await db
+    .select()
+    .from(jobPages)
+    .where(
+      and(
+        eq(jobPages.jobId, job.id),
+        gt(jobPages.id, opts.cursor ?? 0),
+        inArray(jobPages.status, ["completed", "failed"]),
+      ),
+    )
+    .orderBy(asc(jobPages.id))
+    .limit(opts.limit + 1);
+  const ready = firstOpen === undefined ? rows : rows.filter((r) => r.id < firstOpen);
+  const page = ready.slice(0, opts.limit);
+  const last = page.at(-1)?.id ?? opts.cursor;
+  const active = job.status === "queued" || job.status === "running";
+  const more = ready.length > opts.limit || active;
+  return {
+    success: true,
+    jobId: job.id,
+    kind: job.kind,
+    status: job.status,
+    total: job.total,
+    completed: job.completed,
+    failed: job.failed,
+    charged: { usd: usd(job.chargedMicros), micros: job.chargedMicros },
+    createdAt: job.createdAt.toISOString(),
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    expiresAt: job.expiresAt.toISOString(),
+    error: (job.error as { code: string; message: string } | null) ?? null,
+    data: page.map((p) => pageResult(p, job.kind)),
+    next: more ? String(last ?? 0) : null,
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * Nothing is lost when a process dies: the jobs program and a browser worker run as child processes so
+ * they can be killed -9 mid-crawl; the api and NATS are restarted mid-crawl too.
+ */
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type RunningApi, startApi } from "@browserfleet/api";
+import { createAccount, issueKey } from "@browserfleet/billing";
+import { type LocalNats, startLocalNats } from "@browserfleet/bus";
+import { type Config, loadConfig } from "@browserfleet/config";
+import { schema } from "@browserfleet/db";
+import { eq, sql } from "drizzle-orm";
+import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
+import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { killHard, spawnProgram } from "../helpers/programs.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+type Json = any;
+
+const ALLOW = "127.0.0.1/32";
+/** Short, so a task held by a killed worker comes back quickly; every process must agree on it. */
+const ACK_WAIT = "4000";
+let dir: string;
+let site: FixtureSite;
+let nats: LocalNats;
+let pg: TestPostgres;
+let config: Config;
+let api: RunningApi;
+let jobs: ChildProcess | undefined;
+let worker: ChildProcess | undefined;
+
+const env = () => ({
+  NATS_URL: nats.url,
+  DATABASE_URL: pg.url,
+  FLEET_ALLOW_PRIVATE: ALLOW,
+  TASK_ACK_WAIT_MS: ACK_WAIT,
+  JOBS_METRICS_PORT: "0",
+  BROWSER_METRICS_PORT: "0",
+  BROWSER_SLOTS: "3",
+});
+const spawnJobs = async () => {
+  jobs = await spawnProgram("apps/jobs/src/main.ts", env(), /jobs program running/);
+};
+const spawnWorker = async () => {
+  worker = await spawnProgram("apps/browser/src/main.ts", env(), /browser worker .* slots/);
+};
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "fleet-durable-"));
+  site = await startFixtureSite();
+  [nats, pg] = await Promise.all([startLocalNats({ dataDir: join(dir, "nats") }), startTestPostgres()]);
+  config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    FLEET_ALLOW_PRIVATE: ALLOW,
+    TASK_ACK_WAIT_MS: ACK_WAIT,
+  });
+  api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
+  await Promise.all([spawnJobs(), spawnWorker()]);
+});
+
+after(async () => {
+  for (const c of [jobs, worker]) if (c) await killHard(c);
+  await api?.close();
+  await nats?.stop();
+  await pg?.stop();
+  await site?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function newKey(micros: number) {
+  const { accountId } = await createAccount(pg.database.db, { balanceMicros: micros });
+  const { key } = await issueKey(pg.database.db, accountId, "durable");
+  return { key, accountId };
+}
+
+async function call(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(api.url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function waitFor(
+  path: string,
+  key: string,
+  done: (b: Json) => boolean,
+  timeoutMs = 120_000,
+): Promise<Json> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await call("GET", `${path}?limit=200`, key).catch(() => undefined);
+    if (r?.status === 200 && done(r.body)) return r.body;
+    if (Date.now() > until) assert.fail(`timed out; last: ${JSON.stringify(r?.body)?.slice(0, 400)}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+const ended = (b: Json) => !["queued", "running"].includes(b.status);
+
+/** Every result of a job, following next until the end. */
+async function allResults(path: string, key: string): Promise<Json[]> {
+  const out: Json[] = [];
+  let cursor = "";
+  for (;;) {
+    const r = await call("GET", `${path}?limit=37${cursor ? `&cursor=${cursor}` : ""}`, key);
+    out.push(...r.body.data);
+    if (r.body.next === null) return out;
+    cursor = r.body.next;
+  }
+}
+
+async function assertChargedOncePerPage(
+  jobId: string,
+  accountId: string,
+  pages: number,
+  startMicros: number,
+) {
+  const db = pg.database.db;
+  const [job] = await db.select().from(schema.jobs).where(eq(schema.jobs.id, jobId));
+  const [captured] = await db
+    .select({ n: sql<number>`count(*)::int`, micros: sql<number>`coalesce(sum(-held_micros), 0)::int` })
+    .from(schema.ledgerEntries)
+    .where(sql`${schema.ledgerEntries.holdId} = ${job?.holdId} and kind = 'capture'`);
+  assert.equal(captured?.n, pages, "one capture per page");
+  assert.equal(captured?.micros, pages * 1_000);
+  const [acct] = await db.select().from(schema.accounts).where(eq(schema.accounts.id, accountId));
+  assert.equal(acct?.balanceMicros, startMicros - pages * 1_000, "the rest of the hold came back");
+}
+
+test("kill -9 of the jobs program and a browser worker mid-crawl: the crawl completes, every page once, charged once", async () => {
+  const { key, accountId } = await newKey(1_000_000);
+  const start = await call("POST", "/web/v1/crawl", key, {
+    url: `${site.url}/crawl/gen/0?ms=150`,
+    limit: 100,
+    maxDepth: 2,
+  });
+  assert.equal(start.status, 200, JSON.stringify(start.body));
+  await waitFor(start.body.url, key, (b) => b.completed >= 15);
+  await Promise.all([killHard(jobs as ChildProcess), killHard(worker as ChildProcess)]);
+  const frozen = (await call("GET", start.body.url, key)).body;
+  assert.equal(frozen.status, "running", "the api still answers while they are down");
+  await new Promise((res) => setTimeout(res, 500));
+  await Promise.all([spawnJobs(), spawnWorker()]);
+  const done = await waitFor(start.body.url, key, ended);
+  assert.equal(done.status, "completed");
+  assert.equal(done.total, 100);
+  assert.equal(done.completed, 100);
+  const results = await allResults(start.body.url, key);
+  assert.equal(results.length, 100);
+  assert.equal(new Set(results.map((r) => r.url)).size, 100, "every page appears exactly once");
+  await assertChargedOncePerPage(start.body.jobId, accountId, 100, 1_000_000);
+});
+
+test("restarting the api mid-crawl: status is still served, by the new api", async () => {
+  const { key } = await newKey(1_000_000);
+  const start = await call("POST", "/web/v1/crawl", key, {
+    url: `${site.url}/crawl/gen/0?ms=100`,
+    limit: 30,
+  });
+  await waitFor(start.body.url, key, (b) => b.completed >= 3);
+  await api.close();
+  api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
+  const mid = await call("GET", start.body.url, key);
+  assert.equal(mid.status, 200);
+  const done = await waitFor(start.body.url, key, ended);
+  assert.equal(done.status, "completed");
+  assert.equal(done.completed, 30);
+});
+
+test("restarting NATS mid-crawl: the job resumes and completes, pages once", async () => {
+  const { key, accountId } = await newKey(1_000_000);
+  const start = await call("POST", "/web/v1/crawl", key, {
+    url: `${site.url}/crawl/gen/0?ms=150`,
+    limit: 40,
+  });
+  await waitFor(start.body.url, key, (b) => b.completed >= 5);
+  await nats.stop();
+  await new Promise((res) => setTimeout(res, 500));
+  nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
+  const done = await waitFor(start.body.url, key, ended);
+  assert.equal(done.status, "completed");
+  assert.equal(done.completed, 40);
+  const results = await allResults(start.body.url, key);
+  assert.equal(new Set(results.map((r) => r.url)).size, 40);
+  await assertChargedOncePerPage(start.body.jobId, accountId, 40, 1_000_000);
+});
+
+test("fairness: a small batch started behind a large crawl finishes long before it", async () => {
+  const { key } = await newKey(1_000_000);
+  const crawl = await call("POST", "/web/v1/crawl", key, {
+    url: `${site.url}/crawl/gen/0?ms=300`,
+    limit: 80,
+    maxDepth: 2,
+  });
+  await waitFor(crawl.body.url, key, (b) => b.status === "running");
+  const batch = await call("POST", "/web/v1/scrape/batch", key, {
+    urls: [`${site.url}/article`, `${site.url}/page2`, `${site.url}/links`],
+  });
+  const small = await waitFor(batch.body.url, key, ended);
+  assert.equal(small.status, "completed");
+  const big = (await call("GET", crawl.body.url, key)).body;
+  assert.equal(big.status, "running", `the crawl had ${big.completed} of 80 pages when the batch ended`);
+  assert.ok(big.completed < 60);
+  await call("DELETE", crawl.body.url, key);
+});

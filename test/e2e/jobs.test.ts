@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type Stack, startStack } from "../helpers/stack.ts";
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack({ slots: 3 });
+});
+after(async () => {
+  await stack?.stop();
+});
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+const balance = async (key: string) =>
+  (await stack.call("GET", "/web/v1/account", auth(key))).body as {
+    balance: { micros: number };
+    held: { micros: number };
+  };
+
+/** Poll a job until it ends; returns the last status (with every result, following `next`). */
+async function waitJob(path: string, key: string, timeoutMs = 90_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await stack.call("GET", `${path}?limit=200`, auth(key));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    if (!["queued", "running"].includes(r.body.status)) return r.body;
+    if (Date.now() > until) assert.fail(`job still ${r.body.status} after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 150));
+  }
+}
+
+describe("batch scrape", () => {
+  test("scrapes every url once, keeps their order, keeps a failed page's url and reason, and charges only pages that came out", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const urls = [
+      `${stack.site.url}/article`,
+      `${stack.site.url}/page2`,
+      "http://127.0.0.1:1/refused",
+      `${stack.site.url}/article#again`,
+    ];
+    const start = await stack.post(
+      "/web/v1/scrape/batch",
+      { urls, formats: ["markdown", "links"] },
+      auth(key),
+    );
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    assert.match(start.body.jobId, /^job_/);
+    assert.equal(start.body.url, `/web/v1/scrape/batch/${start.body.jobId}`);
+    // Three distinct pages (the fragment is the same page), two formats each, held up front.
+    assert.equal(start.body.held.micros, 3 * 2 * 1_000);
+    const during = await balance(key);
+    assert.equal(during.balance.micros + during.held.micros, 1_000_000);
+
+    const done = await waitJob(start.body.url, key);
+    assert.equal(done.status, "completed");
+    assert.equal(done.total, 3);
+    assert.equal(done.completed, 2);
+    assert.equal(done.failed, 1);
+    assert.deepEqual(
+      done.data.map((p: { url: string }) => p.url),
+      urls.slice(0, 3),
+    );
+    assert.match(done.data[0].data.markdown, /\S/);
+    assert.ok(Array.isArray(done.data[1].data.links));
+    assert.equal(done.data[2].status, "failed");
+    assert.equal(done.data[2].error.code, "upstream_failed");
+    assert.equal(done.next, null);
+    assert.equal(done.charged.micros, 2 * 2 * 1_000);
+    const after = await balance(key);
+    assert.equal(after.balance.micros, 1_000_000 - 4_000, "the failed page's hold came back");
+    assert.equal(after.held.micros, 0);
+  });
+
+  test("needs a key, validates its body, and refuses a batch the balance cannot cover", async () => {
+    const urls = [`${stack.site.url}/article`, `${stack.site.url}/page2`];
+    const keyless = await stack.postKeyless("/web/v1/scrape/batch", { urls });
+    assert.equal(keyless.status, 401);
+    assert.equal(keyless.body.error.code, "key_required");
+    assert.match(keyless.body.error.message, /API key/);
+    const one = await stack.post("/web/v1/scrape/batch", { urls: urls.slice(0, 1) });
+    assert.equal(one.status, 400);
+    assert.equal(one.body.error.details[0].field, "urls");
+    const ssrf = await stack.post("/web/v1/scrape/batch", {
+      urls: [urls[0], "http://169.254.169.254/latest"],
+    });
+    assert.equal(ssrf.status, 400);
+    assert.equal(ssrf.body.error.details[0].field, "urls.1");
+    const { key } = await stack.newKey(1_500);
+    const poor = await stack.post("/web/v1/scrape/batch", { urls }, auth(key));
+    assert.equal(poor.status, 402);
+    assert.equal(poor.body.error.code, "insufficient_balance");
+    assert.equal(poor.body.error.price.micros, 2_000);
+    assert.equal((await balance(key)).balance.micros, 1_500);
+  });
+});
+
+describe("crawl", () => {
+  test("follows links breadth-first within the site, obeys robots.txt and maxDepth, and takes each page once", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const start = await stack.post(
+      "/web/v1/crawl",
+      { url: `${stack.site.url}/crawl/`, maxDepth: 2 },
+      auth(key),
+    );
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    assert.equal(start.body.held.micros, 25 * 1_000);
+    const done = await waitJob(start.body.url, key);
+    assert.equal(done.status, "completed");
+    const byUrl = new Map<string, { depth: number; status: string }>(
+      done.data.map((p: { url: string; depth: number; status: string }) => [
+        p.url.replace(stack.site.url, ""),
+        p,
+      ]),
+    );
+    assert.deepEqual(
+      [...byUrl.keys()].sort(),
+      [
+        "/crawl/",
+        "/crawl/a",
+        "/crawl/a1",
+        "/crawl/a2",
+        "/crawl/b",
+        "/crawl/b-js",
+        "/crawl/cal?month=0",
+        "/crawl/cal?month=1",
+      ],
+      "no robots-disallowed page, no other site, no mailto, nothing past depth 2",
+    );
+    assert.equal(done.data[0].url, `${stack.site.url}/crawl/`);
+    assert.equal(byUrl.get("/crawl/")?.depth, 0);
+    assert.equal(byUrl.get("/crawl/b-js")?.depth, 2, "a link built by script is followed");
+    const depths = done.data.map((p: { depth: number }) => p.depth);
+    assert.deepEqual(depths, [...depths].sort(), "results come in breadth-first order");
+    assert.equal(stack.site.hits("/crawl/blocked"), 0);
+    assert.equal(stack.site.hits("/crawl/deep"), 0);
+    assert.equal(done.charged.micros, 8 * 1_000);
+    assert.equal((await balance(key)).balance.micros, 1_000_000 - 8_000);
+  });
+
+  test("stops at limit, and a poller following next sees every page exactly once, in order", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const start = await stack.post(
+      "/web/v1/crawl",
+      { url: `${stack.site.url}/crawl/gen/0`, limit: 15, maxDepth: 5 },
+      auth(key),
+    );
+    const seen: string[] = [];
+    let cursor = "";
+    let status = "queued";
+    const until = Date.now() + 90_000;
+    while (status === "queued" || status === "running" || cursor !== "") {
+      const r = await stack.call(
+        "GET",
+        `${start.body.url}?limit=4${cursor ? `&cursor=${cursor}` : ""}`,
+        auth(key),
+      );
+      assert.equal(r.status, 200);
+      status = r.body.status;
+      seen.push(...r.body.data.map((p: { url: string }) => p.url));
+      cursor = r.body.next ?? "";
+      assert.ok(Date.now() < until, "the crawl did not end");
+      if (r.body.data.length === 0) await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal(status, "completed");
+    assert.equal(seen.length, 15);
+    assert.equal(new Set(seen).size, 15);
+    assert.equal(seen[0], `${stack.site.url}/crawl/gen/0`);
+    const final = await waitJob(start.body.url, key);
+    assert.equal(final.total, 15);
+    assert.equal(final.charged.micros, 15 * 1_000);
+  });
+
+  test("DELETE cancels: queued pages are dropped and refunded, and the job still answers afterwards", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const start = await stack.post(
+      "/web/v1/crawl",
+      { url: `${stack.site.url}/crawl/gen/0?ms=1500`, limit: 60, maxDepth: 3 },
+      auth(key),
+    );
+    const cancel = await stack.call("DELETE", start.body.url, auth(key));
+    assert.equal(cancel.status, 200);
+    assert.equal(cancel.body.status, "cancelled");
+    await new Promise((res) => setTimeout(res, 2500));
+    const later = await stack.call("GET", start.body.url, auth(key));
+    assert.equal(later.status, 200);
+    assert.equal(later.body.status, "cancelled");
+    assert.ok(later.body.total < 60);
+    const funds = await balance(key);
+    assert.equal(funds.held.micros, 0, "nothing stays held");
+    assert.equal(funds.balance.micros, 1_000_000 - later.body.charged.micros);
+    const again = await stack.call("DELETE", start.body.url, auth(key));
+    assert.equal(again.status, 200, "cancelling twice is fine");
+  });
+
+  test("a caller sees only its own jobs", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const other = await stack.newKey(1_000_000);
+    const start = await stack.post(
+      "/web/v1/crawl",
+      { url: `${stack.site.url}/crawl/a`, limit: 2, maxDepth: 1 },
+      auth(key),
+    );
+    for (const method of ["GET", "DELETE"] as const) {
+      const r = await stack.call(method, start.body.url, auth(other.key));
+      assert.equal(r.status, 404, method);
+      assert.equal(r.body.error.code, "not_found");
+    }
+    const asBatch = await stack.call("GET", `/web/v1/scrape/batch/${start.body.jobId}`, auth(key));
+    assert.equal(asBatch.status, 404, "a crawl is not a batch");
+    assert.equal((await stack.call("GET", "/web/v1/crawl/job_nonsense..", auth(key))).status, 404);
+    assert.equal((await waitJob(start.body.url, key)).status, "completed");
+  });
+});
+
+describe("jobs metrics", () => {
+  test("the jobs program exports jobs by state, pages by outcome, queue depth per stream and crawl pages per second", async () => {
+    const url = stack.jobs?.metricsUrl;
+    assert.ok(url);
+    const text = await (await fetch(url)).text();
+    assert.match(text, /fleet_jobs\{status="completed"\} [1-9]/);
+    assert.match(text, /fleet_jobs\{status="cancelled"\} [1-9]/);
+    assert.match(text, /fleet_job_pages_total\{kind="crawl",outcome="completed"\} [1-9]/);
+    assert.match(text, /fleet_job_pages_total\{kind="batch",outcome="failed"\} [1-9]/);
+    assert.match(text, /fleet_queue_depth\{stream="FLEET_TASKS"\} \d+/);
+    assert.match(text, /fleet_queue_depth\{stream="FLEET_RESULTS"\} \d+/);
+    assert.match(text, /fleet_crawl_pages_per_second \d/);
+    assert.match(text, /fleet_jobs_ended_total\{kind="batch",status="completed"\} [1-9]/);
+  });
+});

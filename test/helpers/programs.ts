@@ -1,0 +1,37 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+
+/**
+ * One of our programs (apps/<name>/src/main.ts) in its own process, so a test can kill -9 it.
+ * Resolves once its stdout matches `ready`; rejects with its output if it exits first.
+ */
+export async function spawnProgram(
+  main: string,
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", resolve(main)], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  await new Promise<void>((ok, fail) => {
+    child.stdout?.on("data", (d) => {
+      out += d;
+      if (ready.test(out)) ok();
+    });
+    child.stderr?.on("data", (d) => {
+      out = (out + String(d)).slice(-8000);
+    });
+    child.once("exit", (code) => fail(new Error(`${main} exited (${code}): ${out}`)));
+  });
+  return child;
+}
+
+/** Kill -9 and wait until the process is gone. */
+export async function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGKILL");
+  await gone;
+}
