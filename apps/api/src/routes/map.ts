@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { QueueFullError, runTask, TaskTimeoutError } from "@browserfleet/bus";
 import {
   ERROR_STATUS,
   type ErrorCode,
@@ -15,7 +14,7 @@ import { type Caller, payFor, restCaller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseBody } from "../validate.ts";
-import { precheckUrl } from "./scrape.ts";
+import { browserTask, precheckUrl } from "./scrape.ts";
 
 /** What one map may take on the worker: the page render (30 s at most) and the sitemaps run side by side. */
 const MAP_BUDGET_MS = 60_000;
@@ -30,10 +29,6 @@ const REPLY_SLACK_MS = 5_000;
 export async function paidMap(ctx: ApiContext, req: MapRequest, caller: Caller): Promise<MapResponse> {
   const started = performance.now();
   await precheckUrl(ctx, req.url);
-  if (!(await ctx.workers.anyAlive()))
-    throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
-      "Retry-After": "5",
-    });
   const budget = Math.min(ctx.config.SCRAPE_TIMEOUT_MS, MAP_BUDGET_MS);
   const quote = priceOf({ route: "map", request: req });
   const result = await payFor(ctx, caller, {
@@ -51,27 +46,7 @@ export async function paidMap(ctx: ApiContext, req: MapRequest, caller: Caller):
         request: req,
         userAgent: ctx.config.CRAWL_USER_AGENT,
       };
-      let reply: MapReply;
-      try {
-        reply = await runTask<MapReply, MapTask>(ctx.nc, task, budget + REPLY_SLACK_MS);
-      } catch (err) {
-        // The same answers scrape gives for a full queue, a late worker and an unreachable bus.
-        if (err instanceof QueueFullError)
-          throw new ApiError(
-            "no_capacity",
-            "every browser slot is busy and the queue is full; retry after a few seconds",
-            undefined,
-            { "Retry-After": "5" },
-          );
-        if (err instanceof TaskTimeoutError)
-          throw new ApiError("timeout", `the map did not finish within ${budget + REPLY_SLACK_MS} ms`);
-        throw new ApiError(
-          "unavailable",
-          `the work queue is unreachable: ${(err as Error).message}`,
-          undefined,
-          { "Retry-After": "5" },
-        );
-      }
+      const reply = await browserTask<MapReply, MapTask>(ctx, task, budget + REPLY_SLACK_MS, "map");
       if (!reply.ok) {
         const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "upstream_failed";
         throw new ApiError(code, reply.error.message);

@@ -33,13 +33,42 @@ export async function precheckUrl(ctx: ApiContext, url: string | undefined, fiel
   }
 }
 
-/** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
-export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
+/**
+ * Send one task to the browser queue and wait for its reply, with the answers every synchronous route
+ * gives: 503 when no worker runs or the bus is down, 429 when the queue is full, 504 when late.
+ */
+export async function browserTask<R, T extends { taskId: string }>(
+  ctx: ApiContext,
+  task: T,
+  timeoutMs: number,
+  what: string,
+): Promise<R> {
   if (!(await ctx.workers.anyAlive())) {
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
       "Retry-After": "5",
     });
   }
+  try {
+    return await runTask<R, T>(ctx.nc, task, timeoutMs);
+  } catch (err) {
+    if (err instanceof QueueFullError) {
+      throw new ApiError(
+        "no_capacity",
+        "every browser slot is busy and the queue is full; retry after a few seconds",
+        undefined,
+        { "Retry-After": "5" },
+      );
+    }
+    if (err instanceof TaskTimeoutError)
+      throw new ApiError("timeout", `the ${what} did not finish within ${timeoutMs} ms`);
+    throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`, undefined, {
+      "Retry-After": "5",
+    });
+  }
+}
+
+/** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
+export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
   const budget = Math.min(ctx.config.SCRAPE_TIMEOUT_MS, (req.wait?.timeout ?? 30_000) + RENDER_ALLOWANCE_MS);
   const task: ScrapeTask = {
     kind: "scrape",
@@ -48,28 +77,9 @@ export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: str
     deadline: Date.now() + budget,
     request: req,
   };
-  try {
-    return await runTask<TaskReply, ScrapeTask>(ctx.nc, task, budget);
-  } catch (err) {
-    if (err instanceof QueueFullError) {
-      throw new ApiError(
-        "no_capacity",
-        "every browser slot is busy and the queue is full; retry after a few seconds",
-        undefined,
-        {
-          "Retry-After": "5",
-        },
-      );
-    }
-    if (err instanceof TaskTimeoutError)
-      throw new ApiError("timeout", `the scrape did not finish within ${budget} ms`);
-    throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`, undefined, {
-      "Retry-After": "5",
-    });
-  }
+  return browserTask<TaskReply, ScrapeTask>(ctx, task, budget, "scrape");
 }
 
-/** The formats that came out, each at its price (cached ones at the cache price). */
 function chargeFor(result: ScrapeResponse): number {
   const out = result.metadata.formats.filter((f) => f in result.data);
   return priceOf({
