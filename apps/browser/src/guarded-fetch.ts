@@ -43,17 +43,18 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
     ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)])
     : AbortSignal.timeout(opts.timeoutMs);
   let current = url;
+  let headers: Record<string, string> = {
+    "user-agent": opts.userAgent ?? "Browserfleet",
+    "accept-encoding": "identity",
+    ...opts.headers,
+  };
   for (let hop = 0; hop <= (opts.maxRedirects ?? 5); hop++) {
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(current, {
         dispatcher: agentFor(proxy),
         method: "GET",
-        headers: {
-          "user-agent": opts.userAgent ?? "Browserfleet",
-          "accept-encoding": "identity",
-          ...opts.headers,
-        },
+        headers,
         signal,
       });
     } catch (err) {
@@ -79,7 +80,10 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
     const location = header("location");
     if (res.statusCode >= 300 && res.statusCode < 400 && location) {
       await res.body.dump();
-      current = new URL(location, current).href;
+      const next = new URL(location, current);
+      // Credentials go only to the origin they were meant for, as browsers do on a cross-origin redirect.
+      if (next.origin !== new URL(current).origin) headers = withoutCredentials(headers);
+      current = next.href;
       continue;
     }
     const chunks: Buffer[] = [];
@@ -109,6 +113,10 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
   }
   throw new TaskFailure("upstream_failed", 502, `too many redirects from ${url}`);
 }
+
+const CREDENTIAL_HEADERS = new Set(["cookie", "authorization", "proxy-authorization"]);
+const withoutCredentials = (h: Record<string, string>) =>
+  Object.fromEntries(Object.entries(h).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())));
 
 /** gunzip with an output cap, so a small gzip bomb cannot take the worker's memory. */
 export function gunzipBounded(data: Buffer, maxBytes: number): Buffer {

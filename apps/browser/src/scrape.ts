@@ -1,6 +1,7 @@
 import type { ScrapeRequest, ScrapeResponse, TaskError, TaskReply } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
+import { type DocumentCandidate, documentsWanted, scrapeDocument, watchNavigation } from "./document.ts";
 import { errorOf, type FormatOutcome, renderFormats } from "./formats/render.ts";
 import type { GuardProxy } from "./guard-proxy.ts";
 
@@ -71,14 +72,20 @@ export async function newTaskContext(browser: Browser, req: ScrapeRequest): Prom
   return context;
 }
 
-/** Open the page the request describes and wait for it to be ready. */
+/**
+ * Open the page the request describes and wait for it to be ready. With `documents`, a navigation
+ * that lands on a document (by its Content-Type, or because Chromium made it a download) is returned
+ * as `document` instead, before any wait.selector: the caller converts it without the browser.
+ */
 export async function openPage(
   context: BrowserContext,
   proxy: GuardProxy,
   req: ScrapeRequest,
-): Promise<{ page: Page; status?: number }> {
+  opts: { documents?: boolean } = {},
+): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
   await installBlockRules(context, req.block);
   const page = await context.newPage();
+  const watch = opts.documents && documentsWanted(req) ? watchNavigation(page) : undefined;
   // Every hop of the main document, redirects included, to explain a refused navigation.
   const hops: string[] = [];
   page.on("request", (r) => {
@@ -95,6 +102,8 @@ export async function openPage(
   } catch (err) {
     const refused = refusal();
     if (refused) throw new TaskFailure("ssrf_blocked", 400, refused.message);
+    const download = watch?.fromError(err, hops.at(-1) ?? req.url ?? "");
+    if (download) return { page, document: download };
     const { code, message } = errorOf(err);
     if (code === "timeout")
       throw new TaskFailure(
@@ -111,6 +120,14 @@ export async function openPage(
       refusal()?.message ?? `refusing to fetch ${response.url()}: it resolves to a blocked address`,
     );
   }
+  const document = watch?.fromResponse(response);
+  if (document) return { page, status: response?.status(), document };
+  await waitForSelector(page, req, timeout, started);
+  return { page, status: response?.status() };
+}
+
+/** The request's wait.selector, within what is left of the page's wait budget. */
+async function waitForSelector(page: Page, req: ScrapeRequest, timeout: number, started: number) {
   if (req.wait?.selector) {
     const left = Math.max(100, timeout - (Date.now() - started));
     try {
@@ -126,7 +143,6 @@ export async function openPage(
       throw new TaskFailure("invalid_request", 400, `wait.selector: ${message}`);
     }
   }
-  return { page, status: response?.status() };
 }
 
 /** One scrape: fresh context, one navigation, every requested format. */
@@ -140,7 +156,13 @@ export async function runScrape(
   let context: BrowserContext | undefined;
   try {
     context = await newTaskContext(browser, req);
-    const { page, status } = await openPage(context, proxy, req);
+    const { page, status, document } = await openPage(context, proxy, req, { documents: true });
+    if (document) {
+      // A document is converted without the browser; undefined means its bytes were a page after all.
+      const result = await scrapeDocument({ context, page, proxy, req, candidate: document, started, hooks });
+      if (result) return { ok: true, result };
+      await waitForSelector(page, req, req.wait?.timeout ?? 30_000, Date.now());
+    }
     const outcome = await renderFormats(page, req, req.formats);
     for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
     await hooks.onPage?.(page);

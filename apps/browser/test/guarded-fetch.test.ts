@@ -9,19 +9,25 @@ import { TaskFailure } from "../src/scrape.ts";
 
 let server: Server;
 let base: string;
+/** The same server under another origin (localhost instead of 127.0.0.1). */
+let other: string;
 let open: GuardProxy;
 let closed: GuardProxy;
 
 before(async () => {
   server = createServer((req, res) => {
     if (req.url === "/redirect") res.writeHead(302, { location: "/text" }).end();
+    else if (req.url === "/cross") res.writeHead(302, { location: `${other}/echo` }).end();
+    else if (req.url === "/echo") res.writeHead(200).end(JSON.stringify(req.headers));
     else if (req.url === "/text") res.writeHead(200, { "content-type": "text/plain" }).end("hello there");
     else if (req.url === "/big") res.writeHead(200).end(Buffer.alloc(100_000, 97));
     else res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  open = await startGuardProxy(parseAllowList("127.0.0.1"));
+  const port = (server.address() as { port: number }).port;
+  base = `http://127.0.0.1:${port}`;
+  other = `http://localhost:${port}`;
+  open = await startGuardProxy(parseAllowList("127.0.0.1,localhost"));
   closed = await startGuardProxy(parseAllowList(undefined));
 });
 after(async () => {
@@ -41,6 +47,28 @@ describe("guardedFetch", () => {
     assert.equal(r.finalUrl, `${base}/text`);
     assert.equal(r.contentType, "text/plain");
     assert.equal(r.body.toString(), "hello there");
+  });
+
+  test("cookies and authorization stay with their origin across a cross-origin redirect", async () => {
+    const headers = { cookie: "sid=secret", authorization: "Basic YTpi", "x-custom": "kept" };
+    const same = await guardedFetch(open, `${base}/echo`, {
+      maxBytes: 10_000,
+      timeoutMs: 5000,
+      overflow: "fail",
+      headers,
+    });
+    assert.equal(JSON.parse(same.body.toString()).cookie, "sid=secret");
+    const cross = await guardedFetch(open, `${base}/cross`, {
+      maxBytes: 10_000,
+      timeoutMs: 5000,
+      overflow: "fail",
+      headers,
+    });
+    const seen = JSON.parse(cross.body.toString());
+    assert.equal(cross.finalUrl, `${other}/echo`);
+    assert.equal(seen.cookie, undefined);
+    assert.equal(seen.authorization, undefined);
+    assert.equal(seen["x-custom"], "kept");
   });
 
   test("a loopback target is refused unless the operator allowed it", async () => {

@@ -1,0 +1,288 @@
+import type { DocumentFacts, ScrapeRequest, ScrapeResponse } from "@browserfleet/contracts";
+import {
+  type ConvertedDocument,
+  claimedDocumentType,
+  convertDocument,
+  DocumentError,
+  type DocumentType,
+  fileNameOf,
+  looksLikeDocumentType,
+  mimeOf,
+  sniffDocument,
+} from "@browserfleet/documents";
+import type { BrowserContext, Page, Response } from "playwright-core";
+import type { GuardProxy } from "./guard-proxy.ts";
+import { type Fetched, guardedFetch } from "./guarded-fetch.ts";
+import { type ScrapeHooks, TaskFailure } from "./scrape.ts";
+
+/**
+ * Documents without a browser: when a scrape's URL serves a PDF, Word, Excel, CSV or OpenDocument
+ * file, the worker fetches its bytes through the SSRF guard proxy and converts them to markdown.
+ * Only markdown comes out of a document; every other format requested is answered with an error.
+ */
+
+/** Largest document fetched when the request sets no documents.maxBytes. */
+export const DEFAULT_DOCUMENT_MAX_BYTES = 25 * 1024 * 1024;
+/** Wall time one conversion may take (the api allows 30 s beyond the page's own wait for rendering). */
+export const DOCUMENT_TIME_BUDGET_MS = 20_000;
+
+/** A navigation that may have landed on a document, as openPage saw it. */
+export interface DocumentCandidate {
+  /** Final URL of the navigation, redirects followed. */
+  url: string;
+  status?: number;
+  contentType?: string;
+  /** The Content-Length the server declared, if any. */
+  contentLength?: number;
+  /** Chromium turned the navigation into a download: there is no page to fall back to. */
+  download: boolean;
+  /** The browser's response, whose body is the file itself when Chromium showed it as text. */
+  response?: Response;
+}
+
+/** Whether a request may take the document path at all. */
+export const documentsWanted = (req: ScrapeRequest) =>
+  req.url !== undefined && req.documents?.enabled !== false;
+
+const isDownloadError = (err: unknown) =>
+  /Download is starting/i.test((err as Error | undefined)?.message ?? "");
+
+/** Watches the main frame's navigation responses, to tell a document from a page (or a download). */
+export function watchNavigation(page: Page) {
+  let last: Response | undefined;
+  page.on("response", (r) => {
+    try {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) last = r;
+    } catch {
+      // A response without a frame (a service worker's) is no navigation.
+    }
+  });
+  const candidate = (r: Response, download: boolean): DocumentCandidate => {
+    const headers = r.headers();
+    const length = Number.parseInt(headers["content-length"] ?? "", 10);
+    return {
+      url: r.url(),
+      status: r.status(),
+      contentType: headers["content-type"],
+      ...(Number.isFinite(length) ? { contentLength: length } : {}),
+      download,
+      response: r,
+    };
+  };
+  return {
+    /** After a goto that succeeded: a document candidate when the response's headers say it may be one. */
+    fromResponse(response: Response | null): DocumentCandidate | undefined {
+      if (!response) return undefined;
+      const type = response.headers()["content-type"];
+      return looksLikeDocumentType(type, response.url()) ? candidate(response, false) : undefined;
+    },
+    /** After a goto that threw: a candidate when the navigation became a download. */
+    fromError(err: unknown, fallbackUrl: string): DocumentCandidate | undefined {
+      if (!isDownloadError(err)) return undefined;
+      return last ? candidate(last, true) : { url: fallbackUrl, download: true };
+    },
+  };
+}
+
+const LABELS: Record<DocumentType, string> = {
+  pdf: "PDF",
+  docx: "Word",
+  xlsx: "Excel",
+  csv: "CSV",
+  odt: "OpenDocument text",
+  ods: "OpenDocument spreadsheet",
+};
+
+/** The request's headers, cookies and credentials for a fetch of `url` outside the browser. */
+async function requestHeaders(context: BrowserContext, req: ScrapeRequest, url: string) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.request?.headers ?? {})) {
+    // The body must come as sent: guardedFetch asks for identity and decodes nothing.
+    if (name.toLowerCase() !== "accept-encoding") headers[name.toLowerCase()] = value;
+  }
+  // The browser's cookie jar for this URL: the request's cookies and whatever the site set on the way.
+  const cookies = await context.cookies(url).catch(() => []);
+  if (cookies.length) headers.cookie = cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+  const auth = req.request?.auth;
+  if (auth && req.url && new URL(req.url).origin === new URL(url).origin) {
+    headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
+  }
+  return headers;
+}
+
+/** The body Chromium already holds, when it showed the file as text (a CSV served as text/plain). */
+async function bodyFromBrowser(candidate: DocumentCandidate, maxBytes: number): Promise<Buffer | undefined> {
+  // A PDF's response body is the built-in viewer's page, and a download's is gone: only text is kept.
+  if (candidate.download || !candidate.response || !mimeOf(candidate.contentType).startsWith("text/"))
+    return undefined;
+  const body = await candidate.response.body().catch(() => undefined);
+  return body && body.length <= maxBytes ? body : undefined;
+}
+
+export interface DocumentScrape {
+  context: BrowserContext;
+  page: Page;
+  proxy: GuardProxy;
+  req: ScrapeRequest;
+  candidate: DocumentCandidate;
+  /** performance.now() when the task started. */
+  started: number;
+  hooks: ScrapeHooks;
+}
+
+/**
+ * Fetch, sniff and convert a candidate document. Returns undefined when the bytes are not a document
+ * and the browser has a page to render instead; throws TaskFailure when the fetch fails, or when a
+ * download turns out not to be a document (there is nothing else to render).
+ */
+export async function scrapeDocument(s: DocumentScrape): Promise<ScrapeResponse | undefined> {
+  const { req, candidate } = s;
+  const maxBytes = req.documents?.maxBytes ?? DEFAULT_DOCUMENT_MAX_BYTES;
+  const tooLarge = (bytes?: number) => ({
+    code: "document_too_large",
+    message: `the document is ${bytes !== undefined ? `${bytes} bytes, more than` : "larger than"} the ${maxBytes} bytes allowed (documents.maxBytes sets the limit, up to 50000000)`,
+  });
+
+  const claimed = claimedDocumentType(candidate.contentType, candidate.url);
+  if (candidate.contentLength !== undefined && candidate.contentLength > maxBytes) {
+    return reply(s, {
+      url: candidate.url,
+      status: candidate.status,
+      contentType: candidate.contentType,
+      type: claimed,
+      bytes: candidate.contentLength,
+      failure: tooLarge(candidate.contentLength),
+    });
+  }
+
+  let fetched: Fetched | undefined;
+  let body = await bodyFromBrowser(candidate, maxBytes);
+  if (!body) {
+    try {
+      fetched = await guardedFetch(s.proxy, candidate.url, {
+        maxBytes,
+        timeoutMs: req.wait?.timeout ?? 30_000,
+        overflow: "fail",
+        userAgent:
+          req.request?.userAgent ?? (await s.page.evaluate(() => navigator.userAgent).catch(() => undefined)),
+        headers: await requestHeaders(s.context, req, candidate.url),
+      });
+    } catch (err) {
+      if (err instanceof TaskFailure && err.code === "too_large") {
+        return reply(s, {
+          url: candidate.url,
+          status: candidate.status,
+          contentType: candidate.contentType,
+          type: claimed,
+          // The fetch stopped one byte past the limit: the file has at least this many.
+          bytes: maxBytes + 1,
+          failure: tooLarge(),
+        });
+      }
+      throw err;
+    }
+    body = fetched.body;
+  }
+
+  const url = fetched?.finalUrl ?? candidate.url;
+  const contentType = fetched?.contentType ?? candidate.contentType;
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const type = sniffDocument({ bytes, contentType, url });
+  if (!type) {
+    if (!candidate.download) return undefined;
+    throw new TaskFailure(
+      "upstream_failed",
+      502,
+      `${url} is a file download (${mimeOf(contentType) || "no Content-Type"}), neither a page nor a document this service converts (PDF, Word .docx, Excel .xlsx, CSV, OpenDocument .odt/.ods)`,
+    );
+  }
+
+  let converted: ConvertedDocument | undefined;
+  let failure: { code: string; message: string } | undefined;
+  let markdownMs = 0;
+  if (req.formats.includes("markdown")) {
+    const t0 = performance.now();
+    try {
+      converted = await convertDocument(bytes, type, { url, timeBudgetMs: DOCUMENT_TIME_BUDGET_MS });
+    } catch (err) {
+      failure =
+        err instanceof DocumentError
+          ? { code: err.code, message: err.message }
+          : { code: "document_corrupt", message: `the ${LABELS[type]} file cannot be read: ${String(err)}` };
+    }
+    markdownMs = performance.now() - t0;
+  }
+  return reply(s, {
+    url,
+    status: fetched?.status ?? candidate.status,
+    contentType,
+    type,
+    bytes: bytes.byteLength,
+    converted,
+    failure,
+    markdownMs,
+  });
+}
+
+interface Outcome {
+  url: string;
+  status?: number;
+  contentType?: string;
+  /** Undefined only for a file too large to be looked at, whose headers named no document type. */
+  type?: DocumentType;
+  bytes: number;
+  converted?: ConvertedDocument;
+  /** Why markdown did not come out. */
+  failure?: { code: string; message: string };
+  /** Time the conversion took, for metrics. */
+  markdownMs?: number;
+}
+
+/** The scrape's answer for a document: markdown (or why not), an error for every other format. */
+function reply(s: DocumentScrape, o: Outcome): ScrapeResponse {
+  const data: Record<string, unknown> = {};
+  const errors: Record<string, { code: string; message: string }> = {};
+  const label = o.type ? `${LABELS[o.type]} document` : "document";
+  for (const f of s.req.formats) {
+    if (f === "markdown") {
+      if (o.converted) data.markdown = o.converted.markdown;
+      else
+        errors.markdown = o.failure ?? {
+          code: "document_corrupt",
+          message: "the document was not converted",
+        };
+      s.hooks.onFormat?.("markdown", o.markdownMs ?? 0, o.converted !== undefined);
+      continue;
+    }
+    errors[f] = {
+      code: "not_for_documents",
+      message: `${f} is not available: the url serves a ${label}, and only markdown comes out of a document`,
+    };
+    s.hooks.onFormat?.(f, 0, false);
+  }
+  const document: DocumentFacts | undefined = o.type
+    ? {
+        type: o.type,
+        ...(o.contentType ? { contentType: o.contentType } : {}),
+        bytes: o.bytes,
+        ...(o.converted?.pages !== undefined ? { pages: o.converted.pages } : {}),
+        ...(o.converted?.sheets !== undefined ? { sheets: o.converted.sheets } : {}),
+      }
+    : undefined;
+  const title = o.converted?.title ?? fileNameOf(o.url);
+  return {
+    success: Object.keys(data).length > 0,
+    data,
+    errors,
+    metadata: {
+      url: o.url,
+      ...(o.status !== undefined ? { statusCode: o.status } : {}),
+      ...(title ? { title } : {}),
+      formats: s.req.formats,
+      renders: "markdown" in data ? 1 : 0,
+      browserMsUsed: Math.round(performance.now() - s.started),
+      ms: 0,
+      ...(document ? { document } : {}),
+    },
+  };
+}
