@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { deleteExpiredJobs } from "@browserfleet/job-store";
 import { type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -225,5 +226,24 @@ describe("jobs metrics", () => {
     assert.match(text, /fleet_queue_depth\{stream="FLEET_RESULTS"\} \d+/);
     assert.match(text, /fleet_crawl_pages_per_second \d/);
     assert.match(text, /fleet_jobs_ended_total\{kind="batch",status="completed"\} [1-9]/);
+  });
+});
+
+describe("retention", () => {
+  test("a finished job says when it expires, and once that passes it and its results are gone", async () => {
+    const start = await stack.post("/web/v1/scrape/batch", {
+      urls: [`${stack.site.url}/article`, `${stack.site.url}/page2`],
+    });
+    const done = await waitJob(start.body.url, stack.key);
+    const left = Date.parse(done.expiresAt) - Date.parse(done.finishedAt);
+    assert.equal(left, 24 * 3600_000, "kept JOB_RETENTION_MS after it ended");
+    assert.equal(await deleteExpiredJobs(stack.pg.database.db), 0, "nothing is due yet");
+    // Every job of this file has ended by now, so the sweep one ms after this one's expiry takes them all.
+    assert.ok((await deleteExpiredJobs(stack.pg.database.db, new Date(Date.parse(done.expiresAt) + 1))) >= 1);
+    const gone = await stack.call("GET", start.body.url);
+    assert.equal(gone.status, 404);
+    const [pages] = await stack.pg.database
+      .sql`select count(*)::int as n from job_pages where job_id = ${start.body.jobId}`;
+    assert.equal(pages?.n, 0);
   });
 });

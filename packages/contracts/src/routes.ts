@@ -3,6 +3,7 @@ import {
   batchRequest,
   crawlRequest,
   feedbackRequest,
+  jobStartResponse,
   mapRequest,
   mapResponse,
   searchRequest,
@@ -62,13 +63,15 @@ export const OPERATION_ROUTES: OperationRoute[] = [
   },
   {
     path: "/web/v1/scrape/batch",
-    summary: "Queue one scrape per URL (2 to 50) with shared options; poll GET /web/v1/scrape/batch/:id.",
+    summary:
+      "Queue one scrape per URL (2 to 50) with shared options as a background job; answers jobId at once. GET /web/v1/scrape/batch/:id?cursor= answers { status: queued|running|completed|failed|cancelled, total, completed, failed, charged, expiresAt, data: [{ url, status, data, errors, metadata, error? }] in URL order, next }; DELETE cancels and gives back the unused hold.",
     request: batchRequest,
+    response: jobStartResponse,
     pricing: "batch",
     auth: "API key required.",
     limits: "2 to 50 urls.",
     example: { urls: ["https://example.com/a", "https://example.com/b"], formats: ["markdown"] },
-    available: false,
+    available: true,
   },
   {
     path: "/web/v1/map",
@@ -83,13 +86,15 @@ export const OPERATION_ROUTES: OperationRoute[] = [
   },
   {
     path: "/web/v1/crawl",
-    summary: "Crawl a site breadth-first from url, scraping every page; poll GET /web/v1/crawl/:id.",
+    summary:
+      "Crawl a site breadth-first from url within the site (robots.txt obeyed), scraping every page, as a background job; answers jobId at once. GET /web/v1/crawl/:id?cursor= answers { status: queued|running|completed|failed|cancelled, total, completed, failed, charged, expiresAt, data: [{ url, depth, status, data, errors, metadata, error? }] in discovery order, next }; DELETE cancels and gives back the unused hold.",
     request: crawlRequest,
+    response: jobStartResponse,
     pricing: "crawl",
     auth: "API key required.",
     limits: "limit default 25, max 200 pages; maxDepth default 2.",
     example: { url: "https://example.com/", limit: 25, maxDepth: 2 },
-    available: false,
+    available: true,
   },
   {
     path: "/web/v1/search/{provider}",

@@ -1,7 +1,7 @@
 import { closeHoldIn, type Tx } from "@browserfleet/billing";
 import type { JobStatus } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
 
 const { jobs, jobPages } = schema;
 
@@ -117,7 +117,7 @@ export async function cancelJob(
 export async function deleteExpiredJobs(db: Db, now = new Date()): Promise<number> {
   const gone = await db
     .delete(jobs)
-    .where(and(sql`${jobs.expiresAt} < ${now}`, inArray(jobs.status, ["completed", "failed", "cancelled"])))
+    .where(and(lt(jobs.expiresAt, now), inArray(jobs.status, ["completed", "failed", "cancelled"])))
     .returning({ id: jobs.id });
   return gone.length;
 }
