@@ -7,6 +7,7 @@ import { mountMcp } from "./mcp/endpoint.ts";
 import { rateLimits } from "./rate-limit.ts";
 import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
+import { mountFeedback } from "./routes/feedback.ts";
 import { mountJobs } from "./routes/jobs.ts";
 import { mountMap } from "./routes/map.ts";
 import { mountPending } from "./routes/pending.ts";
@@ -112,6 +113,7 @@ export function createApp(ctx: ApiContext): Express {
   mountSessions(router, ctx);
   mountMap(router, ctx);
   mountJobs(router, ctx);
+  mountFeedback(router, ctx);
   mountAccount(router, ctx);
   mountMcp(router, ctx);
   mountPending(router);

@@ -81,6 +81,12 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["status"],
       registers: [registry],
     }),
+    feedback: new Counter({
+      name: "fleet_feedback_total",
+      help: "Feedback reports received, by category",
+      labelNames: ["category"],
+      registers: [registry],
+    }),
     workers: new Gauge({
       name: "fleet_browser_workers",
       help: "Live browser workers",

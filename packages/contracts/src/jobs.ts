@@ -124,3 +124,10 @@ export const jobStatusResponse = z.object({
   next: z.string().nullable().describe("Pass as cursor for the next results; null when none are left yet"),
 });
 export type JobStatusResponse = z.infer<typeof jobStatusResponse>;
+
+export const feedbackResponse = z.object({
+  success: z.literal(true),
+  feedbackId: z.string(),
+  receivedAt: z.string(),
+});
+export type FeedbackResponse = z.infer<typeof feedbackResponse>;

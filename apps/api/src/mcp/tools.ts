@@ -12,6 +12,7 @@ import { z } from "zod";
 import { mcpCaller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { recordFeedback } from "../routes/feedback.ts";
 import { jobStatus, startJob } from "../routes/jobs.ts";
 import { paidMap } from "../routes/map.ts";
 import { paidScrape } from "../routes/scrape.ts";
@@ -127,8 +128,10 @@ export const TOOLS: Tool[] = [
   {
     name: "web_feedback",
     route: "POST /web/v1/feedback",
-    description: "Report a problem with a result (free).",
+    description:
+      "Tell the operators about a wrong or poor result, a price that looks wrong, a bug or a wish (free, no key needed). Name the url, requestId, jobId or sessionId it is about so they can find it.",
     input: feedbackRequest,
+    run: (ctx, req, args: z.infer<typeof feedbackRequest>) => recordFeedback(ctx, req, args),
   },
 ];
 

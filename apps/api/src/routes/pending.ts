@@ -1,4 +1,4 @@
-import { feedbackRequest, searchRequest } from "@browserfleet/contracts";
+import { searchRequest } from "@browserfleet/contracts";
 import type { Router } from "express";
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
@@ -8,12 +8,7 @@ import { parseBody } from "../validate.ts";
  * Routes of the interface whose work is not built yet. They validate their input with the
  * real contracts (so callers get the same 400s they will get later) and then answer 501.
  */
-const POSTS: Array<[string, z.ZodType]> = [
-  ["/web/v1/search/:provider", searchRequest],
-  ["/web/v1/feedback", feedbackRequest],
-];
-
-const OTHERS: Array<["get" | "delete", string]> = [];
+const POSTS: Array<[string, z.ZodType]> = [["/web/v1/search/:provider", searchRequest]];
 
 const notYet = (method: string, path: string) =>
   new ApiError(
@@ -26,11 +21,6 @@ export function mountPending(router: Router): void {
     router.post(path, (req) => {
       parseBody(schema, req.body);
       throw notYet("POST", path);
-    });
-  }
-  for (const [method, path] of OTHERS) {
-    router[method](path, () => {
-      throw notYet(method.toUpperCase(), path);
     });
   }
 }
