@@ -106,11 +106,11 @@ export async function startApi(
       clearInterval(reaper);
       endedSessions.unsubscribe();
       stopSweeper();
-      workers.stop();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();
       });
+      await workers.stop();
       await nc.drain().catch(() => {});
       await usage.close();
       await leases.close().catch((err) => console.error(`leases not returned: ${(err as Error).message}`));

@@ -5,6 +5,8 @@ import type { KV } from "@nats-io/kv";
 export class WorkerDirectory {
   private workers: WorkerState[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<WorkerState[]> | undefined;
+  private stopped = false;
 
   constructor(private readonly kv: KV) {}
 
@@ -14,13 +16,23 @@ export class WorkerDirectory {
     this.timer.unref();
   }
 
-  async refresh(): Promise<WorkerState[]> {
-    try {
-      this.workers = await listWorkers(this.kv);
-    } catch {
+  /**
+   * One listing at a time, shared by every caller. `stop` waits for it: a KV key listing is a push
+   * consumer whose heartbeat timer outlives a closed connection and keeps the process alive.
+   */
+  refresh(): Promise<WorkerState[]> {
+    if (this.stopped) return Promise.resolve(this.workers);
+    this.inFlight ??= listWorkers(this.kv)
+      .then((w) => {
+        this.workers = w;
+        return w;
+      })
       // Keep the last view while NATS is unreachable.
-    }
-    return this.workers;
+      .catch(() => this.workers)
+      .finally(() => {
+        this.inFlight = undefined;
+      });
+    return this.inFlight;
   }
 
   /** At least one live, non-draining worker; looks again right away before saying no. */
@@ -47,7 +59,9 @@ export class WorkerDirectory {
     return live.reduce((n, w) => n + Math.max(0, w.slots - w.busy), 0);
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
+    await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, 3000).unref())]);
   }
 }
