@@ -49,7 +49,7 @@ export async function startApi(
   const database = connectDb(config.DATABASE_URL, { name: "api" });
   const nc = await connectBus({ servers: config.NATS_URL, name: "api" });
   await ensureTaskQueue(nc, { maxPending: config.TASK_QUEUE_MAX, ackWaitMs: config.TASK_ACK_WAIT_MS });
-  const workers = new WorkerDirectory(await openWorkersBucket(nc));
+  const workers = new WorkerDirectory(nc, await openWorkersBucket(nc));
   await workers.start();
   const metrics = createApiMetrics({ backlog: () => taskBacklog(nc), slots: () => workers.slots() });
   const cache = new RenderCache({

@@ -1,5 +1,6 @@
 import { listWorkers, type WorkerState } from "@browserfleet/bus";
 import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
 
 /** The live browser workers, refreshed from the KV bucket in the background. */
 export class WorkerDirectory {
@@ -8,7 +9,10 @@ export class WorkerDirectory {
   private inFlight: Promise<WorkerState[]> | undefined;
   private stopped = false;
 
-  constructor(private readonly kv: KV) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+  ) {}
 
   async start(intervalMs = 2000): Promise<void> {
     await this.refresh();
@@ -17,12 +21,12 @@ export class WorkerDirectory {
   }
 
   /**
-   * One listing at a time, shared by every caller. `stop` waits for it: a KV key listing is a push
-   * consumer whose heartbeat timer outlives a closed connection and keeps the process alive.
+   * One listing at a time, shared by every caller; `stop` waits for it, so NATS is never drained under
+   * a listing in flight.
    */
   refresh(): Promise<WorkerState[]> {
     if (this.stopped) return Promise.resolve(this.workers);
-    this.inFlight ??= listWorkers(this.kv)
+    this.inFlight ??= listWorkers(this.nc, this.kv)
       .then((w) => {
         this.workers = w;
         return w;

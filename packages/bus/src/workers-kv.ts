@@ -1,3 +1,4 @@
+import { jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { decodeJson, encodeJson } from "./codec.ts";
@@ -23,11 +24,19 @@ export async function putWorkerState(kv: KV, state: WorkerState): Promise<void> 
   await kv.put(state.workerId, encodeJson(state));
 }
 
-export async function listWorkers(kv: KV): Promise<WorkerState[]> {
+/**
+ * The live workers. Keys come from the bucket's stream info (a plain request) rather than `kv.keys()`,
+ * whose push consumer can outlive a closed connection and keep its process from exiting.
+ */
+export async function listWorkers(nc: NatsConnection, kv: KV): Promise<WorkerState[]> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(`KV_${WORKERS_BUCKET}`, { subjects_filter: ">" });
+  const prefix = `$KV.${WORKERS_BUCKET}.`;
   const out: WorkerState[] = [];
   const now = Date.now();
-  for await (const key of await kv.keys()) {
-    const entry = await kv.get(key);
+  for (const subject of Object.keys(info.state.subjects ?? {})) {
+    if (!subject.startsWith(prefix)) continue;
+    const entry = await kv.get(subject.slice(prefix.length));
     if (entry?.operation !== "PUT") continue;
     const state = decodeJson<WorkerState>(entry.value);
     if (now - state.updatedAt < WORKER_TTL_MS) out.push(state);

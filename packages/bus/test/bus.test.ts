@@ -127,7 +127,7 @@ describe("task queue on a real nats-server", () => {
       draining: false,
       updatedAt: 0,
     });
-    const live = await listWorkers(kv);
+    const live = await listWorkers(nc, kv);
     assert.deepEqual(
       live.map((w) => w.workerId),
       ["w1"],
