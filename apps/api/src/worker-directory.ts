@@ -8,6 +8,7 @@ export class WorkerDirectory {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<WorkerState[]> | undefined;
   private stopped = false;
+  private fetchedAt = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -29,6 +30,7 @@ export class WorkerDirectory {
     this.inFlight ??= listWorkers(this.nc, this.kv)
       .then((w) => {
         this.workers = w;
+        this.fetchedAt = Date.now();
         return w;
       })
       // Keep the last view while NATS is unreachable.
@@ -39,9 +41,12 @@ export class WorkerDirectory {
     return this.inFlight;
   }
 
-  /** At least one live, non-draining worker; looks again right away before saying no. */
+  /**
+   * At least one live, non-draining worker. A view older than half a second is looked at again first,
+   * so a worker that just started draining gets no new task (it would wait for nobody until its timeout).
+   */
   async anyAlive(): Promise<boolean> {
-    if (this.workers.some((w) => !w.draining)) return true;
+    if (Date.now() - this.fetchedAt < 500 && this.workers.some((w) => !w.draining)) return true;
     return (await this.refresh()).some((w) => !w.draining);
   }
 
