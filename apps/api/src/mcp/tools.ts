@@ -39,6 +39,11 @@ const jobId = z.strictObject({
 });
 const sessionId = z.strictObject({ sessionId: z.string().min(1).max(200) });
 
+/** A job status tool: the GET status route with the cursor and limit as arguments. */
+const statusOf =
+  (kind: "batch" | "crawl", tool: string) => (ctx: ApiContext, req: Request, args: z.infer<typeof jobId>) =>
+    jobStatus(ctx, mcpCaller(ctx, req, tool), kind, args.jobId, { cursor: args.cursor, limit: args.limit });
+
 /** The MCP tools (spec: MCP endpoint), each mapped onto its REST route and sharing its contract. */
 export const TOOLS: Tool[] = [
   {
@@ -90,11 +95,7 @@ export const TOOLS: Tool[] = [
     description:
       "Status, counts and the next finished page results of a batch job, in URL order. Call again with cursor = next while status is queued or running. Free.",
     input: jobId,
-    run: (ctx, req, args: z.infer<typeof jobId>) =>
-      jobStatus(ctx, mcpCaller(ctx, req, "web_batch_status"), "batch", args.jobId, {
-        cursor: args.cursor,
-        limit: args.limit,
-      }),
+    run: statusOf("batch", "web_batch_status"),
   },
   {
     name: "web_map",
@@ -119,11 +120,7 @@ export const TOOLS: Tool[] = [
     description:
       "Status, counts and the next finished page results of a crawl job, in discovery order. Call again with cursor = next while status is queued or running. Free.",
     input: jobId,
-    run: (ctx, req, args: z.infer<typeof jobId>) =>
-      jobStatus(ctx, mcpCaller(ctx, req, "web_crawl_status"), "crawl", args.jobId, {
-        cursor: args.cursor,
-        limit: args.limit,
-      }),
+    run: statusOf("crawl", "web_crawl_status"),
   },
   {
     name: "web_feedback",
