@@ -138,6 +138,30 @@ describe("crawl", () => {
     assert.equal((await balance(key)).balance.micros, 1_000_000 - 8_000);
   });
 
+  test("a document's links are followed too: a crawl that starts at a Word file reaches what it links to", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const start = await stack.post(
+      "/web/v1/crawl",
+      { url: `${stack.site.url}/docs/links.docx`, maxDepth: 1, limit: 10 },
+      auth(key),
+    );
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    const done = await waitJob(start.body.url, key);
+    assert.equal(done.status, "completed");
+    const pages = done.data.map((p: { url: string; status: string; depth: number }) => [
+      p.url.replace(stack.site.url, ""),
+      p.status,
+      p.depth,
+    ]);
+    assert.deepEqual(pages.sort(), [
+      ["/crawl/a2", "completed", 1],
+      ["/docs/links.docx", "completed", 0],
+      ["/docs/table.csv", "completed", 1],
+    ]);
+    const docx = done.data.find((p: { url: string }) => p.url.endsWith("/docs/links.docx"));
+    assert.match(docx.data.markdown, /Reading list/);
+  });
+
   test("stops at limit, and a poller following next sees every page exactly once, in order", async () => {
     const { key } = await stack.newKey(1_000_000);
     const start = await stack.post(

@@ -14,12 +14,14 @@
  *   /docs/encrypted.pdf     application/pdf needing a password
  *   /docs/archive.zip       application/zip holding a text file: a download that is no document
  *   /docs/moved             302 to /docs/report.pdf
+ *   /docs/links.docx        Word: links to /crawl/a2 and /docs/table.csv (a crawl follows them)
  */
 import JSZip from "jszip";
 import {
   encryptedPdf,
   SAMPLE_CSV,
   sampleDocx,
+  sampleLinkedDocx,
   sampleOds,
   sampleOdt,
   samplePdf,
@@ -32,13 +34,17 @@ const PDF = "application/pdf";
 async function prepareDocuments(): Promise<Record<string, Reply>> {
   const zip = new JSZip();
   zip.file("readme.txt", "just a text file in an archive");
-  const [pdf, docx, xlsx, odt, ods, archive] = await Promise.all([
+  const [pdf, docx, xlsx, odt, ods, archive, linked] = await Promise.all([
     samplePdf({ pages: 3, title: "Quarterly Report" }),
     sampleDocx(),
     sampleXlsx(),
     sampleOdt(),
     sampleOds(),
     zip.generateAsync({ type: "uint8array" }),
+    sampleLinkedDocx([
+      { text: "page A2", href: "/crawl/a2" },
+      { text: "the table", href: "/docs/table.csv" },
+    ]),
   ]);
   const file = (type: string, bytes: Uint8Array | string): Reply => ({
     status: 200,
@@ -61,6 +67,10 @@ async function prepareDocuments(): Promise<Record<string, Reply>> {
     "/docs/encrypted.pdf": file(PDF, encryptedPdf()),
     "/docs/archive.zip": file("application/zip", archive),
     "/docs/moved": { status: 302, headers: { Location: "/docs/report.pdf" } },
+    "/docs/links.docx": file(
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      linked,
+    ),
   };
 }
 

@@ -50,13 +50,14 @@ const isDownloadError = (err: unknown) =>
 /** Watches the main frame's navigation responses, to tell a document from a page (or a download). */
 export function watchNavigation(page: Page) {
   let last: Response | undefined;
-  page.on("response", (r) => {
+  const onResponse = (r: Response) => {
     try {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) last = r;
     } catch {
       // A response without a frame (a service worker's) is no navigation.
     }
-  });
+  };
+  page.on("response", onResponse);
   const candidate = (r: Response, download: boolean): DocumentCandidate => {
     const headers = r.headers();
     const length = Number.parseInt(headers["content-length"] ?? "", 10);
@@ -70,6 +71,7 @@ export function watchNavigation(page: Page) {
     };
   };
   return {
+    stop: () => page.off("response", onResponse),
     /** After a goto that succeeded: a document candidate when the response's headers say it may be one. */
     fromResponse(response: Response | null): DocumentCandidate | undefined {
       if (!response) return undefined;

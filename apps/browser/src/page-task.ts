@@ -1,9 +1,11 @@
 import { encodeJson, RESULTS_SUBJECT } from "@browserfleet/bus";
 import type { PageResult, PageTask, TaskReply } from "@browserfleet/contracts";
+import { linksInMarkdown } from "@browserfleet/site";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser, Page } from "playwright-core";
 import type { GuardProxy } from "./guard-proxy.ts";
+import type { JobContexts } from "./job-contexts.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
 
 /** Every link target on the page as the browser resolved it (script-built links included). */
@@ -28,16 +30,29 @@ export async function runPageTask(
   proxy: GuardProxy,
   task: PageTask,
   hooks: ScrapeHooks,
+  contexts: JobContexts,
 ): Promise<TaskReply> {
   let links: string[] | undefined;
-  const reply = await runScrape(browser, proxy, task.request, {
-    ...hooks,
-    onPage: task.discoverLinks
-      ? async (page) => {
-          links = await linksOf(page, task.discoverLinks ?? 0);
-        }
-      : undefined,
-  });
+  const reply = await runScrape(
+    browser,
+    proxy,
+    task.request,
+    {
+      ...hooks,
+      onPage: task.discoverLinks
+        ? async (page) => {
+            links = await linksOf(page, task.discoverLinks ?? 0);
+          }
+        : undefined,
+    },
+    (b, req) => contexts.lease(b, task.jobId, req),
+  );
+  // A document has no page to read links from: a crawl takes them from its markdown instead.
+  if (task.discoverLinks && links === undefined && reply.ok && reply.result.metadata.document) {
+    const markdown = reply.result.data.markdown;
+    if (typeof markdown === "string")
+      links = linksInMarkdown(markdown, reply.result.metadata.url, task.discoverLinks);
+  }
   const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
   let payload = encodeJson({ jobId: task.jobId, pageId: task.pageId, taskId: task.taskId, reply, links });
   if (payload.byteLength > maxPayload) {

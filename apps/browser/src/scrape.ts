@@ -1,9 +1,10 @@
 import type { ScrapeRequest, ScrapeResponse, TaskError, TaskReply } from "@browserfleet/contracts";
-import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request, Response } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
 import { type DocumentCandidate, documentsWanted, scrapeDocument, watchNavigation } from "./document.ts";
 import { errorOf, type FormatOutcome, renderFormats } from "./formats/render.ts";
 import type { GuardProxy } from "./guard-proxy.ts";
+import type { ContextLease } from "./job-contexts.ts";
 
 export class TaskFailure extends Error {
   constructor(
@@ -60,16 +61,27 @@ export async function newTaskContext(browser: Browser, req: ScrapeRequest): Prom
     serviceWorkers: "block",
     acceptDownloads: false,
   });
-  if (req.request?.cookies?.length && req.url) {
-    const origin = new URL(req.url);
-    await context.addCookies(
-      req.request.cookies.map((c) => ({
-        ...c,
-        ...(c.domain ? { domain: c.domain, path: c.path ?? "/" } : { url: origin.origin }),
-      })),
-    );
-  }
+  await installBlockRules(context, req.block);
+  await addRequestCookies(context, req);
   return context;
+}
+
+/** The caller's cookies; one without a domain belongs to the origin of the page asked for. */
+export async function addRequestCookies(context: BrowserContext, req: ScrapeRequest): Promise<void> {
+  if (!req.request?.cookies?.length || !req.url) return;
+  const origin = new URL(req.url);
+  await context.addCookies(
+    req.request.cookies.map((c) => ({
+      ...c,
+      ...(c.domain ? { domain: c.domain, path: c.path ?? "/" } : { url: origin.origin }),
+    })),
+  );
+}
+
+/** A fresh context for one task, closed when the task is done. */
+export async function freshContext(browser: Browser, req: ScrapeRequest): Promise<ContextLease> {
+  const context = await newTaskContext(browser, req);
+  return { context, reused: false, release: () => context.close().catch(() => {}) };
 }
 
 /**
@@ -81,16 +93,47 @@ export async function openPage(
   context: BrowserContext,
   proxy: GuardProxy,
   req: ScrapeRequest,
-  opts: { documents?: boolean } = {},
+  opts: { documents?: boolean; page?: Page } = {},
 ): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
-  await installBlockRules(context, req.block);
-  const page = await context.newPage();
+  const page = opts.page ?? (await context.newPage());
+  try {
+    return await navigate(page, proxy, req, opts);
+  } catch (err) {
+    // The context may outlive this task (a job's shared one), so a failed page must not stay open in it.
+    await page.close().catch(() => {});
+    throw err;
+  }
+}
+
+async function navigate(
+  page: Page,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  opts: { documents?: boolean },
+): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
   const watch = opts.documents && documentsWanted(req) ? watchNavigation(page) : undefined;
   // Every hop of the main document, redirects included, to explain a refused navigation.
   const hops: string[] = [];
-  page.on("request", (r) => {
+  const onRequest = (r: Request) => {
     if (r.isNavigationRequest() && r.frame() === page.mainFrame()) hops.push(r.url());
-  });
+  };
+  page.on("request", onRequest);
+  try {
+    return await navigateWatched(page, proxy, req, hops, watch);
+  } finally {
+    // The page may serve another task of the same job: leave no listener behind.
+    page.off("request", onRequest);
+    watch?.stop();
+  }
+}
+
+async function navigateWatched(
+  page: Page,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  hops: string[],
+  watch: ReturnType<typeof watchNavigation> | undefined,
+): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
   const refusal = () => hops.map((u) => proxy.refusalFor(u)).find((e) => e !== undefined);
   const timeout = req.wait?.timeout ?? 30_000;
   const until = req.wait?.until ?? "load";
@@ -145,22 +188,37 @@ async function waitForSelector(page: Page, req: ScrapeRequest, timeout: number, 
   }
 }
 
-/** One scrape: fresh context, one navigation, every requested format. */
+/**
+ * One scrape: one navigation, every requested format. The context is a fresh one unless `lease`
+ * lends one (a job's pages share theirs); either way the page is closed and the lease returned.
+ */
 export async function runScrape(
   browser: Browser,
   proxy: GuardProxy,
   req: ScrapeRequest,
   hooks: ScrapeHooks = {},
+  lease: (browser: Browser, req: ScrapeRequest) => Promise<ContextLease> = freshContext,
 ): Promise<TaskReply> {
   const started = performance.now();
-  let context: BrowserContext | undefined;
+  let held: ContextLease | undefined;
+  let opened: Page | undefined;
+  let reusable = false;
   try {
-    context = await newTaskContext(browser, req);
-    const { page, status, document } = await openPage(context, proxy, req, { documents: true });
+    held = await lease(browser, req);
+    const { context } = held;
+    if (held.reused) await addRequestCookies(context, req);
+    const { page, status, document } = await openPage(context, proxy, req, {
+      documents: true,
+      ...(held.page ? { page: held.page } : {}),
+    });
+    opened = page;
     if (document) {
       // A document is converted without the browser; undefined means its bytes were a page after all.
       const result = await scrapeDocument({ context, page, proxy, req, candidate: document, started, hooks });
-      if (result) return { ok: true, result };
+      if (result) {
+        reusable = false;
+        return { ok: true, result };
+      }
       await waitForSelector(page, req, req.wait?.timeout ?? 30_000, Date.now());
     }
     const outcome = await renderFormats(page, req, req.formats);
@@ -179,10 +237,14 @@ export async function runScrape(
         ms: 0,
       },
     };
+    reusable = true;
     return { ok: true, result };
   } catch (err) {
     return { ok: false, error: failureOf(err) };
   } finally {
-    await context?.close().catch(() => {});
+    // Only a page that rendered cleanly may serve the job's next task; any other is closed.
+    const keep = reusable && opened && !opened.isClosed() ? opened : undefined;
+    if (!keep) await opened?.close().catch(() => {});
+    await held?.release(keep);
   }
 }

@@ -17,10 +17,11 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { runFetchTask } from "./fetch-task.ts";
 import { startGuardProxy } from "./guard-proxy.ts";
+import { JobContexts } from "./job-contexts.ts";
 import { runMapTask } from "./map-task.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
 import { runPageTask } from "./page-task.ts";
-import { runScrape, type ScrapeHooks } from "./scrape.ts";
+import { newTaskContext, runScrape, type ScrapeHooks } from "./scrape.ts";
 import { SessionHost } from "./session/host.ts";
 
 export interface BrowserWorkerOptions {
@@ -96,6 +97,8 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     void publishState(busyNow);
   });
 
+  // Pages of one job share a context on this worker (cache, cookies); a long job gets a new one now and then.
+  const jobContexts = new JobContexts(newTaskContext, { idleMs: 15_000, maxPages: 250 });
   const hooks: ScrapeHooks = {
     onFormat: (format, ms, ok) =>
       metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
@@ -126,7 +129,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       else if (task.kind === "scrape")
         reply = await runScrape(await chromium.browser(), proxy, task.request, hooks);
       else if (task.kind === "page")
-        reply = await runPageTask(nc, await chromium.browser(), proxy, task, hooks);
+        reply = await runPageTask(nc, await chromium.browser(), proxy, task, hooks, jobContexts);
       else if (task.kind === "map") reply = await runMapTask(await chromium.browser(), proxy, task);
       else if (task.kind === "fetch") reply = await runFetchTask(proxy, task);
       // Every kind is handled today; a kind added to BrowserTask later lands here until it is.
@@ -171,6 +174,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       clearInterval(heartbeat);
       await publishState(loops.busy());
       await Promise.all([loops.drain(), sessions.closeAll("worker_stopping")]);
+      await jobContexts.closeAll();
       await kv.delete(workerId).catch(() => {});
       await chromium.close();
       await proxy.close();

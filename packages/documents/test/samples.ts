@@ -4,6 +4,7 @@
  */
 import {
   Document,
+  ExternalHyperlink,
   HeadingLevel,
   LevelFormat,
   Packer,
@@ -220,4 +221,31 @@ export function sampleOds(): Promise<Uint8Array> {
  </office:body>
 </office:document-content>`;
   return odfPackage("application/vnd.oasis.opendocument.spreadsheet", content, { title: "Stock" });
+}
+
+/** A Word document whose paragraphs link to `links` (relative or absolute), one per paragraph. */
+export async function sampleLinkedDocx(links: Array<{ text: string; href: string }>): Promise<Uint8Array> {
+  const doc = new Document({
+    title: "Reading List",
+    sections: [
+      {
+        children: [
+          new Paragraph({ text: "Reading list", heading: HeadingLevel.HEADING_1 }),
+          ...links.map(
+            (l) =>
+              new Paragraph({
+                children: [
+                  new TextRun("Read "),
+                  new ExternalHyperlink({
+                    link: l.href,
+                    children: [new TextRun({ text: l.text, style: "Hyperlink" })],
+                  }),
+                ],
+              }),
+          ),
+        ],
+      },
+    ],
+  });
+  return new Uint8Array(await Packer.toBuffer(doc));
 }

@@ -1,3 +1,4 @@
+export { linksInMarkdown } from "./markdown-links.ts";
 export { DISALLOW_ALL, type RobotsRules, robotsRules } from "./robots.ts";
 export {
   discoverSitemapUrls,
