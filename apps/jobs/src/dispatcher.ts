@@ -147,6 +147,11 @@ export class Dispatcher {
     const queues: JobQueue[] = [];
     const urls = new Map<number, string>();
     const byId = new Map(jobs.map((j) => [j.id, j]));
+    const hostInFlight = new Map<string, number>();
+    for (const f of flying) {
+      const h = hostOf(f.url);
+      hostInFlight.set(h, (hostInFlight.get(h) ?? 0) + 1);
+    }
     for (const job of jobs) {
       if (job.kind === "crawl" && job.robotsTxt === null) {
         this.#fetchRobots(job);
@@ -155,11 +160,6 @@ export class Dispatcher {
       const mine = flying.filter((f) => f.jobId === job.id);
       const room = config.JOB_PAGE_CONCURRENCY - mine.length;
       if (room <= 0) continue;
-      const hostInFlight = new Map<string, number>();
-      for (const f of mine) {
-        const h = hostOf(f.url);
-        hostInFlight.set(h, (hostInFlight.get(h) ?? 0) + 1);
-      }
       const candidates = (await queuedPages(db.db, job.id, room * 4)).map((p) => {
         urls.set(p.id, p.url);
         return { pageId: p.id, host: hostOf(p.url) };
@@ -169,7 +169,6 @@ export class Dispatcher {
       queues.push({
         jobId: job.id,
         inFlight: mine.length,
-        hostInFlight,
         candidates,
         hostDelayMs: Math.max(
           config.CRAWL_HOST_DELAY_MS,
@@ -186,6 +185,7 @@ export class Dispatcher {
       },
       this.#lastStarts,
       Date.now(),
+      hostInFlight,
     );
     let sent = 0;
     const started = new Set<string>();

@@ -1,7 +1,8 @@
 /**
  * Which queued pages to send to the browsers now: round-robin across jobs (so one large crawl cannot
- * starve a small batch), at most `jobConcurrency` pages of a job in flight, and per job and host at most
- * `hostConcurrency` in flight and one start per host delay. Pure: the dispatcher feeds it the state.
+ * starve a small batch), at most `jobConcurrency` pages of a job in flight, and per host at most
+ * `hostConcurrency` in flight and one start per host delay, counted across all jobs: a site sees the
+ * same politeness however many callers crawl it. Pure: the dispatcher feeds it the state.
  */
 export interface Candidate {
   pageId: number;
@@ -12,8 +13,6 @@ export interface JobQueue {
   jobId: string;
   /** Pages of this job in flight now. */
   inFlight: number;
-  /** In flight per host of this job. */
-  hostInFlight: Map<string, number>;
   /** Queued pages in the order they should go. */
   candidates: Candidate[];
   /** Least ms between two starts on one host of this job (the configured delay or robots' Crawl-delay). */
@@ -33,24 +32,20 @@ export interface Pick {
   host: string;
 }
 
-/** Last start per job and host, kept by the dispatcher between rounds. */
+/** Last start per host, kept by the dispatcher between rounds. */
 export type LastStarts = Map<string, number>;
-export const hostKey = (jobId: string, host: string) => `${jobId} ${host}`;
 
+/** `hostInFlight`: pages in flight per host now, all jobs together. */
 export function pickDispatches(
   queues: JobQueue[],
   limits: ScheduleLimits,
   lastStarts: LastStarts,
   now: number,
+  hostInFlight: ReadonlyMap<string, number> = new Map(),
 ): Pick[] {
   const picks: Pick[] = [];
-  const state = queues.map((q) => ({
-    q,
-    inFlight: q.inFlight,
-    hostInFlight: new Map(q.hostInFlight),
-    next: 0,
-    done: false,
-  }));
+  const hosts = new Map(hostInFlight);
+  const state = queues.map((q) => ({ q, inFlight: q.inFlight, next: 0, done: false }));
   let budget = limits.budget;
   while (budget > 0) {
     let progressed = false;
@@ -62,9 +57,8 @@ export function pickDispatches(
       let chosen: Candidate | undefined;
       for (let i = s.next; i < s.q.candidates.length; i++) {
         const c = s.q.candidates[i] as Candidate;
-        const key = hostKey(s.q.jobId, c.host);
-        if ((s.hostInFlight.get(c.host) ?? 0) >= limits.hostConcurrency) continue;
-        const last = lastStarts.get(key);
+        if ((hosts.get(c.host) ?? 0) >= limits.hostConcurrency) continue;
+        const last = lastStarts.get(c.host);
         if (last !== undefined && s.q.hostDelayMs > 0 && now - last < s.q.hostDelayMs) continue;
         chosen = c;
         s.q.candidates.splice(i, 1);
@@ -76,8 +70,8 @@ export function pickDispatches(
       }
       picks.push({ jobId: s.q.jobId, pageId: chosen.pageId, host: chosen.host });
       s.inFlight++;
-      s.hostInFlight.set(chosen.host, (s.hostInFlight.get(chosen.host) ?? 0) + 1);
-      if (s.q.hostDelayMs > 0) lastStarts.set(hostKey(s.q.jobId, chosen.host), now);
+      hosts.set(chosen.host, (hosts.get(chosen.host) ?? 0) + 1);
+      if (s.q.hostDelayMs > 0) lastStarts.set(chosen.host, now);
       budget--;
       progressed = true;
     }

@@ -5,7 +5,6 @@ import { type JobQueue, type LastStarts, pickDispatches } from "../src/schedule.
 const queue = (jobId: string, n: number, host = "a.test", extra: Partial<JobQueue> = {}): JobQueue => ({
   jobId,
   inFlight: 0,
-  hostInFlight: new Map(),
   candidates: Array.from({ length: n }, (_, i) => ({ pageId: i + 1, host })),
   hostDelayMs: 0,
   ...extra,
@@ -25,10 +24,11 @@ describe("pickDispatches", () => {
 
   test("a job never has more than jobConcurrency pages in flight", () => {
     const picks = pickDispatches(
-      [queue("crawl", 50, "x.test", { inFlight: 6, hostInFlight: new Map([["x.test", 6]]) })],
+      [queue("crawl", 50, "x.test", { inFlight: 6 })],
       { jobConcurrency: 8, hostConcurrency: 10, budget: 100 },
       new Map(),
       0,
+      new Map([["x.test", 6]]),
     );
     assert.equal(picks.length, 2);
   });
@@ -46,6 +46,33 @@ describe("pickDispatches", () => {
       picks.map((p) => p.pageId),
       [1, 2, 4],
     );
+  });
+
+  test("per-host limits count every job's pages: two crawls of one site share its limit", () => {
+    const picks = pickDispatches(
+      [queue("a", 10, "shared.test"), queue("b", 10, "shared.test"), queue("c", 2, "other.test")],
+      { jobConcurrency: 8, hostConcurrency: 3, budget: 50 },
+      new Map(),
+      0,
+      new Map([["shared.test", 1]]),
+    );
+    assert.equal(picks.filter((p) => p.host === "shared.test").length, 2, "one was already in flight");
+    assert.deepEqual(
+      new Set(picks.filter((p) => p.host === "shared.test").map((p) => p.jobId)),
+      new Set(["a", "b"]),
+    );
+    assert.equal(picks.filter((p) => p.host === "other.test").length, 2);
+  });
+
+  test("one host delay window holds across jobs", () => {
+    const starts: LastStarts = new Map();
+    const limits = { jobConcurrency: 8, hostConcurrency: 8, budget: 10 };
+    const q = () => [
+      queue("x", 5, "h.test", { hostDelayMs: 1000 }),
+      queue("y", 5, "h.test", { hostDelayMs: 1000 }),
+    ];
+    assert.equal(pickDispatches(q(), limits, starts, 10_000).length, 1);
+    assert.equal(pickDispatches(q(), limits, starts, 10_400).length, 0);
   });
 
   test("a host delay allows one start per delay window", () => {
