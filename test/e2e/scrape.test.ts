@@ -175,6 +175,34 @@ describe("POST /web/v1/scrape formats", () => {
 });
 
 describe("POST /web/v1/scrape options", () => {
+  it("onlyMainContent keeps the article and drops navigation and footer; tags pick and drop parts", async () => {
+    const whole = await scrape({ url: `${site}/article` });
+    assert.match(whole.body.data.markdown, /Page Two/);
+    assert.match(whole.body.data.markdown, /Fixture footer/);
+    assert.equal(whole.body.metadata.mainContent, undefined);
+
+    const main = await scrape({ url: `${site}/article`, onlyMainContent: true });
+    assert.equal(main.status, 200, JSON.stringify(main.body));
+    const md: string = main.body.data.markdown;
+    assert.match(md, /predictable content to extract/);
+    assert.match(md, /\| Alice \| 30\s*\|/);
+    assert.match(md, /That is the end of the fixture article/);
+    assert.doesNotMatch(md, /Fixture footer/);
+    assert.doesNotMatch(md, /Home\]\(.*\) \| \[Article/);
+    assert.equal(main.body.metadata.mainContent, "extracted");
+
+    const tags = await scrape({
+      url: `${site}/article`,
+      includeTags: ["article"],
+      excludeTags: ["table", "pre"],
+    });
+    assert.match(tags.body.data.markdown, /Conclusion/);
+    assert.doesNotMatch(tags.body.data.markdown, /Alice|const answer|Fixture footer/);
+
+    const bad = await scrape({ url: `${site}/article`, excludeTags: ["div[["] });
+    assert.equal(bad.body.errors.markdown?.code, "invalid_selector");
+  });
+
   it("waits for script-built content with wait.selector", async () => {
     const { body } = await scrape({ url: `${site}/js-content`, wait: { selector: "#late" } });
     assert.match(body.data.markdown, /Rendered by JavaScript/);
@@ -317,7 +345,6 @@ describe("errors and self-descriptions", () => {
       "/web/v1/scrape/batch",
       "/web/v1/map",
       "/web/v1/crawl",
-      "/web/v1/search/brave",
     ]) {
       const res = await fetch(stack.api.url + path);
       assert.equal(res.status, 200, path);
@@ -334,13 +361,15 @@ describe("errors and self-descriptions", () => {
     assert.deepEqual(scrapeDoc.request.schema.properties.formats.default, ["markdown"]);
   });
 
-  it("routes not built yet validate input and then answer 501", async () => {
-    const bad = await stack.post("/web/v1/search/brave", { query: "x", limit: 9999 });
-    assert.equal(bad.status, 400);
-    assert.equal(bad.body.error.details[0].field, "limit");
-    const good = await stack.post("/web/v1/search/brave", { query: "x" });
-    assert.equal(good.status, 501);
-    assert.equal(good.body.error.code, "not_implemented");
+  it("search without a configured provider is a 404 that says so (search itself: search.test.ts)", async () => {
+    for (const res of [
+      await stack.post("/web/v1/search/brave", { query: "x" }),
+      await stack.call("GET", "/web/v1/search/brave"),
+    ]) {
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, "not_found");
+      assert.match(res.body.error.message, /no search provider configured/);
+    }
   });
 
   it("exposes Prometheus metrics on the api and the worker", async () => {

@@ -40,6 +40,8 @@ export async function pageFacts(page: Page, outcome: FormatOutcome, fromUrl = tr
     title: title || undefined,
     ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),
     ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
+    ...(outcome.mainContent ? { mainContent: outcome.mainContent } : {}),
+    ...(outcome.markdownDegraded ? { markdownDegraded: true } : {}),
   };
 }
 

@@ -27,6 +27,28 @@ export const renderFields = {
   request: requestOptions.optional(),
   block: blockOptions.optional(),
   documents: documentsOptions.optional(),
+  onlyMainContent: z
+    .boolean()
+    .default(false)
+    // Optional outside too, so request objects built in code need not spell the default out.
+    .optional()
+    .describe(
+      "markdown: only the page's main content (article, documentation body, product details, thread), without navigation, headers, footers, cookie banners, ads, share buttons and related links. When no credible main content is found, the whole page is converted and metadata.mainContent says fallback_whole_page",
+    ),
+  includeTags: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe(
+      "markdown: CSS selectors; only matching elements (with what they contain, in page order) are converted. Applied after excludeTags and before onlyMainContent",
+    ),
+  excludeTags: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe("markdown: CSS selectors; matching elements are removed before conversion"),
   maxAge: z
     .int()
     .min(0)
@@ -96,6 +118,18 @@ export const pageMetadata = z.object({
   cached: z.array(format).optional(),
   controlsTruncated: z.boolean().optional().describe("The controls list was cut at controls.limit"),
   screenshotTruncated: z.boolean().optional().describe("A full-page screenshot was cut at 16384 px"),
+  mainContent: z
+    .enum(["extracted", "fallback_whole_page"])
+    .optional()
+    .describe(
+      "With onlyMainContent: extracted, or fallback_whole_page when no credible main content was found and markdown is the whole page",
+    ),
+  markdownDegraded: z
+    .boolean()
+    .optional()
+    .describe(
+      "The markdown conversion ran out of its time budget (or failed) and markdown is the page's plain text instead",
+    ),
   document: documentFacts
     .optional()
     .describe("Present when the url served a document (PDF, Word, Excel, CSV, OpenDocument)"),

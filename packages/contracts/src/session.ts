@@ -87,6 +87,8 @@ export const sessionMetadata = pageMetadata
     formats: true,
     controlsTruncated: true,
     screenshotTruncated: true,
+    mainContent: true,
+    markdownDegraded: true,
   })
   .extend({
     expiresAt: z

@@ -98,8 +98,14 @@ function formatOptions(req: ScrapeRequest, format: Format): unknown {
     case "json":
       return { prompt: req.json?.prompt ?? null, schema: req.json?.schema ?? null };
     case "markdown":
-      // Only markdown comes out of a document (PDF, Word, ...); turning conversion off changes it.
-      return { documents: req.documents?.enabled ?? true };
+      return {
+        // Only markdown comes out of a document (PDF, Word, ...); turning conversion off changes it.
+        documents: req.documents?.enabled ?? true,
+        onlyMainContent: req.onlyMainContent ?? false,
+        // Both act as sets: the output follows page order, not the selectors' order.
+        includeTags: sortedUnique(req.includeTags),
+        excludeTags: sortedUnique(req.excludeTags),
+      };
     default:
       return {};
   }

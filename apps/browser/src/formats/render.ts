@@ -1,5 +1,5 @@
 import type { Format, ScrapeRequest } from "@browserfleet/contracts";
-import { htmlToMarkdown } from "@browserfleet/markdown";
+import { type MainContentStatus, MarkdownOptionError, sharedMarkdownPool } from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
 import { type Control, controlsFromSnapshot } from "./controls-tree.ts";
 import { collectLinks, cssPathOf, describeElements, visibleDocumentHtml } from "./in-page.ts";
@@ -9,6 +9,10 @@ export interface FormatOutcome {
   errors: Partial<Record<Format, { code: string; message: string }>>;
   controlsTruncated?: boolean;
   screenshotTruncated?: boolean;
+  /** For metadata.mainContent: set when the request asked for onlyMainContent. */
+  mainContent?: MainContentStatus;
+  /** For metadata.markdownDegraded: the conversion ran out of time and markdown is plain text. */
+  markdownDegraded?: boolean;
   /** Milliseconds spent per format, for metrics. */
   timings: Partial<Record<Format, number>>;
 }
@@ -55,7 +59,20 @@ async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatO
       return page.content();
     case "markdown": {
       const html = await page.evaluate(visibleDocumentHtml);
-      return htmlToMarkdown(html, { baseUrl: page.url() }).markdown;
+      // In a worker thread with a hard time budget: never blocks this event loop or the slot for long.
+      const result = await sharedMarkdownPool()
+        .convert(html, {
+          baseUrl: page.url(),
+          onlyMainContent: req.onlyMainContent ?? false,
+          includeTags: req.includeTags,
+          excludeTags: req.excludeTags,
+        })
+        .catch((err: unknown) => {
+          throw err instanceof MarkdownOptionError ? new FormatError(err.code, err.message) : err;
+        });
+      if (result.mainContent) out.mainContent = result.mainContent;
+      if (result.degraded) out.markdownDegraded = true;
+      return result.markdown;
     }
     case "links": {
       const opts = {

@@ -1,0 +1,225 @@
+/**
+ * Main-content extraction on a parsed document: drop page furniture that is not the bulk of the text,
+ * pick the element whose text is most content-like, then prune what is left of furniture inside it.
+ * Pure DOM work on the caller's (private) document; linear in its size apart from ancestor walks.
+ */
+import { walkElements } from "../dom.ts";
+import { isBlockTag } from "./blocks.ts";
+import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
+import { type Tallies, tally, tallyOf } from "./score.ts";
+
+export type MainContentStatus = "extracted" | "fallback_whole_page";
+
+export interface MainContent {
+  /** The element to convert: the main content, or the root itself on fallback. */
+  root: Element;
+  status: MainContentStatus;
+}
+
+/** An element holding at least this share of the page's good text is never furniture. */
+const DOMINANT_SHARE = 0.7;
+/** The chosen element must hold this many good characters, and this share of the page's, to be credible. */
+const MIN_GOOD_CHARS = 120;
+const MIN_GOOD_SHARE = 0.3;
+
+function isFurniture(el: Element): boolean {
+  return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el);
+}
+
+/**
+ * An inline element's own text counts toward its enclosing block, so its tally only covers blocks
+ * nested in it: it is judged by its text instead.
+ */
+function holdsLittle(el: Element, tallies: Tallies, limit: number): boolean {
+  if (isBlockTag(el.nodeName)) return tallyOf(tallies, el).good < limit;
+  return (el.textContent?.length ?? 0) < Math.min(limit, 200);
+}
+
+/**
+ * Removes furniture elements under `root` (outermost first) whose good text is below `limit`, so a
+ * <form> or a "comments-open" <body> class wrapping the whole article never takes it along.
+ */
+function removeFurniture(root: Element, tallies: Tallies, limit: number, pageGood: number): void {
+  // Layout wrappers named after a sidebar ("has-sidebar") that hold a hinted content element stay.
+  const shelters = new Set<Element>();
+  walkElements(root, (el) => {
+    const t = tallies.of.get(el);
+    if (!t || t.good === 0) return false;
+    if (isHinted(el) && t.good >= HINT_SHARE * pageGood) {
+      for (let p = el.parentElement; p && p !== root && !shelters.has(p); p = p.parentElement)
+        shelters.add(p);
+    }
+    return true;
+  });
+  const doomed: Element[] = [];
+  walkElements(root, (el) => {
+    if (looksLikeComments(el) || (isFurniture(el) && !shelters.has(el) && holdsLittle(el, tallies, limit))) {
+      doomed.push(el);
+      return false;
+    }
+    return true;
+  });
+  for (const el of doomed) el.remove();
+}
+
+/** Score of an element as the main-content container: its good text less its bad, plus hints. */
+function containerScore(el: Element, tallies: Tallies): number {
+  const t = tallyOf(tallies, el);
+  let score = t.good - t.bad;
+  if (looksLikeContent(el)) score += 0.25 * t.good;
+  else if (el.nodeName === "ARTICLE" || el.nodeName === "MAIN") score += 0.1 * t.good;
+  return score;
+}
+
+/** A hinted container must hold this share of the good text left to be taken on its name alone. */
+const HINT_SHARE = 0.3;
+
+/** Named as the content (class, id, itemprop) or an <article>. */
+function isHinted(el: Element): boolean {
+  return el.nodeName === "ARTICLE" || looksLikeContent(el);
+}
+
+/**
+ * The element a content class name or itemprop=articleBody points at, when it holds enough of the
+ * good text: the one with the most (the deeper on a near tie). Bodies split into several hinted
+ * parts (ads between them) give the smallest element holding every sizeable part.
+ */
+function hintedContainer(root: Element, tallies: Tallies, pageGood: number): Element | undefined {
+  const hinted: Element[] = [];
+  walkElements(root, (el) => {
+    const t = tallies.of.get(el);
+    if (!t || t.good === 0) return false;
+    if (isHinted(el)) hinted.push(el);
+    return true;
+  });
+  let best: Element | undefined;
+  let bestGood = 0;
+  for (const el of hinted) {
+    const good = tallyOf(tallies, el).good;
+    // Document order puts ancestors first: a descendant with (nearly) as much wins.
+    if (good > bestGood * (best?.contains(el) ? 0.9 : 1)) {
+      best = el;
+      bestGood = good;
+    }
+  }
+  if (!best || bestGood < HINT_SHARE * pageGood) return undefined;
+  let container = best;
+  for (const el of hinted) {
+    if (container.contains(el) || el.contains(container)) continue;
+    if (tallyOf(tallies, el).good < 0.2 * bestGood) continue;
+    while (!container.contains(el) && container.parentElement) container = container.parentElement;
+  }
+  return container;
+}
+
+/** The best-scoring element; on a tie the deeper one, which carries less around the content. */
+function bestContainer(root: Element, tallies: Tallies): Element {
+  let best = root;
+  let bestScore = containerScore(root, tallies);
+  walkElements(root, (el) => {
+    const t = tallies.of.get(el);
+    if (!t || t.good === 0) return false;
+    const score = containerScore(el, tallies);
+    if (score >= bestScore) {
+      best = el;
+      bestScore = score;
+    }
+    return true;
+  });
+  return best;
+}
+
+const STRUCTURED = new Set(["TABLE", "UL", "OL", "DL", "PRE", "FIGURE"]);
+
+/** Whether `el` is or holds a table, list, code block or figure. */
+function holdsStructure(el: Element): boolean {
+  if (STRUCTURED.has(el.nodeName)) return true;
+  let found = false;
+  walkElements(el, (child) => {
+    if (found) return false;
+    if (STRUCTURED.has(child.nodeName)) found = true;
+    return !found;
+  });
+  return found;
+}
+
+/**
+ * Neutral text (short lines, table cells, list items) weighs nothing, so a product's specification
+ * table beside its description would be left out. Widen to the parent while it adds no bad text and
+ * what it adds holds such structure (a bare headline or byline does not widen it).
+ */
+function widen(container: Element, root: Element, tallies: Tallies): Element {
+  let current = container;
+  while (current !== root && current.parentElement) {
+    const parent = current.parentElement;
+    const inner = tallyOf(tallies, current);
+    const outer = tallyOf(tallies, parent);
+    if (outer.bad > inner.bad) break;
+    let adds = false;
+    for (let sibling = parent.firstElementChild; sibling && !adds; sibling = sibling.nextElementSibling) {
+      if (sibling !== current && holdsStructure(sibling)) adds = true;
+    }
+    if (!adds) break;
+    current = parent;
+  }
+  return current;
+}
+
+/** Inside the chosen container: link lists and furniture labels that carry no content. */
+function pruneInside(container: Element, tallies: Tallies): void {
+  const doomed: Element[] = [];
+  walkElements(container, (el) => {
+    const t = tallies.of.get(el);
+    if (!t) return false;
+    if (t.bad > 0 && t.good <= 0.25 * t.bad && isBlockTag(el.nodeName)) {
+      doomed.push(el);
+      return false;
+    }
+    return true;
+  });
+  for (const el of doomed) el.remove();
+}
+
+/**
+ * For pages too short for the text statistics: the page's one <article>, else its one <main>
+ * (or role=main), when it holds most of the page's text. HTML5 says that is the main content.
+ */
+function semanticContainer(body: Element, tallies: Tallies): Element | undefined {
+  const pageChars = tallyOf(tallies, body).chars;
+  for (const selector of ["article", "main, [role=main]"]) {
+    const found = body.querySelectorAll(selector);
+    if (found.length !== 1) continue;
+    const el = found[0] as Element;
+    if (pageChars > 0 && tallyOf(tallies, el).chars >= 0.5 * pageChars) return el;
+  }
+  return undefined;
+}
+
+/**
+ * The main content under `root` (a document's <html> or <body>, already stripped of never-content),
+ * mutating the tree. Falls back to `root` when nothing credible is found.
+ */
+export function extractMainContent(root: Element): MainContent {
+  const body = root.nodeName === "HTML" ? (root.querySelector("body") ?? root) : root;
+  const first = tally(body);
+  const pageGood = tallyOf(first, body).good;
+  if (pageGood < MIN_GOOD_CHARS) {
+    const semantic = semanticContainer(body, first);
+    if (!semantic) return { root, status: "fallback_whole_page" };
+    pruneInside(semantic, first);
+    return { root: semantic, status: "extracted" };
+  }
+
+  removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood);
+  const tallies = tally(body);
+  const leftGood = tallyOf(tallies, body).good;
+  const container =
+    hintedContainer(body, tallies, leftGood) ?? widen(bestContainer(body, tallies), body, tallies);
+  const good = tallyOf(tallies, container).good;
+  // Against what is left: comment sections, gone now, often outweigh the article.
+  if (good < MIN_GOOD_CHARS || good < MIN_GOOD_SHARE * leftGood) {
+    return { root, status: "fallback_whole_page" };
+  }
+  pruneInside(container, tallies);
+  return { root: container, status: "extracted" };
+}

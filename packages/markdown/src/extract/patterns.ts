@@ -1,0 +1,233 @@
+/**
+ * What class names, ids, roles and tags say about an element. General vocabulary of site templates
+ * (WordPress, news CMSs, documentation generators), never tied to one site.
+ */
+
+/** Elements that hold page furniture rather than content, when they are not the bulk of the text. */
+export const FURNITURE_TAGS = new Set([
+  "NAV",
+  "ASIDE",
+  "FOOTER",
+  "HEADER",
+  "FORM",
+  "BUTTON",
+  "SELECT",
+  "MENU",
+]);
+
+export const FURNITURE_ROLES = new Set([
+  "navigation",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "search",
+  "menu",
+  "menubar",
+  "toolbar",
+  "dialog",
+  "alertdialog",
+  "tablist",
+]);
+
+/**
+ * Class or id vocabulary of boilerplate: navigation, sharing, promotion, related links, comments,
+ * consent banners. Matched on word-ish boundaries so "shared-state" or "address" do not match.
+ */
+const BOILERPLATE_WORDS = [
+  "nav",
+  "navbar",
+  "navigation",
+  "menu",
+  "breadcrumbs?",
+  "footer",
+  "masthead",
+  "site-?header",
+  "page-?header",
+  "global-?header",
+  "sidebar",
+  "side-?bar",
+  "widget",
+  "share",
+  "sharing",
+  "shares",
+  "social",
+  "sociallinks",
+  "share-?bar",
+  "share-?tools",
+  "related",
+  "recommended",
+  "recommendations?",
+  "more-?stories",
+  "read-?more",
+  "read-?next",
+  "trending",
+  "popular",
+  "most-?read",
+  "newsletter",
+  "subscribe",
+  "subscription",
+  "signup",
+  "sign-?up",
+  "promo",
+  "promotions?",
+  "advert",
+  "advertisement",
+  "ads?",
+  "ad-?slot",
+  "ad-?unit",
+  "ad-?container",
+  "ad-?wrapper",
+  "dfp",
+  "gpt",
+  "sponsor",
+  "sponsored",
+  "outbrain",
+  "taboola",
+  "comments?",
+  "comment-?list",
+  "disqus",
+  "respond",
+  "replies",
+  "cookie-?(?:banner|bar|notice|consent|popup|law|message|warning)",
+  "consent",
+  "gdpr",
+  "cmp",
+  "popup",
+  "modal",
+  "overlay",
+  "tags",
+  "tag-?list",
+  "tag-?cloud",
+  "topics",
+  "keywords",
+  "author-?bio",
+  "author-?box",
+  "about-?author",
+  "byline",
+  "skip-?link",
+  "skip-?to-?content",
+  "pagination",
+  "pager",
+  "toolbar",
+  "tools",
+  "utility",
+  "visually-?hidden",
+  "sr-?only",
+  "screen-?reader-?text",
+  "caption",
+  "credit",
+  "credits",
+];
+const BOILERPLATE = new RegExp(`(?:^|[\\s_-])(?:${BOILERPLATE_WORDS.join("|")})(?:$|[\\s_-]|\\d)`, "i");
+
+/** Class or id vocabulary of an article or documentation body. */
+const CONTENT =
+  /(?:^|[\s_-])(?:article-?body|article-?content|article-?text|articlebody|story-?body|story-?content|entry-?content|post-?content|post-?body|post-?text|main-?content|page-?content|body-?text|content-?body|rich-?text|prose|markdown-?body|text-?content|blog-?post|hentry|h-entry|e-content)(?:$|[\s_-]|\d)/i;
+
+/** The element's class and id, the two attributes templates name their parts with. */
+export function namesOf(el: Element): string {
+  const cls = el.getAttribute("class");
+  const id = el.getAttribute("id");
+  if (!cls) return id ?? "";
+  return id ? `${cls} ${id}` : cls;
+}
+
+/** Class and id with camelCase words split ("RichTextArticleBody" reads "Rich-Text-Article-Body"). */
+function wordsOf(el: Element): string {
+  const names = namesOf(el);
+  return names.replace(/([a-z0-9])([A-Z])/g, "$1-$2");
+}
+
+/** Elements that are content by their very kind, whatever template names they carry. */
+const CONTENT_KINDS = new Set([
+  "PRE",
+  "CODE",
+  "TABLE",
+  "BLOCKQUOTE",
+  "H1",
+  "H2",
+  "H3",
+  "H4",
+  "H5",
+  "H6",
+  "MAIN",
+  "BODY",
+  "HTML",
+]);
+
+export function looksLikeBoilerplate(el: Element): boolean {
+  if (CONTENT_KINDS.has(el.nodeName)) return false;
+  const role = el.getAttribute("role")?.trim().toLowerCase();
+  if (role && FURNITURE_ROLES.has(role)) return true;
+  const names = wordsOf(el);
+  return names !== "" && BOILERPLATE.test(names);
+}
+
+export function looksLikeContent(el: Element): boolean {
+  if (el.getAttribute("itemprop")?.toLowerCase() === "articlebody") return true;
+  const names = wordsOf(el);
+  return names !== "" && CONTENT.test(names);
+}
+
+/** Short texts that are labels of page furniture, never sentences of the content. */
+export const FURNITURE_TEXT =
+  /^(?:advertisements?|sponsored(?: content)?|ad|share(?: this)?(?: article| story| on \w+)?|follow us|related(?: articles| stories| posts)?|read more|continue reading|see also|more from \w+|you may also like|recommended(?: for you)?|sign up|subscribe(?: now)?|comments?|print|email|skip to (?:main )?content)[\s:.!]*$/i;
+
+/** A whole class or id token naming a comment section or one comment. */
+const COMMENTS_TOKEN =
+  /^(?:comments?|comment-?(?:list|area|section|thread|wrap|wrapper|container|respond|form|body|content|item)|comments-?(?:area|list|section|thread|wrap|wrapper|container|block)|commentlist|disqus_thread|disqus|respond|replies)$/i;
+
+/**
+ * Reader comments are furniture however much text they hold (they often outweigh the article). Whole
+ * tokens only: "comments-open" or "has-comments" describe a post, not a comment section.
+ */
+export function looksLikeComments(el: Element): boolean {
+  if (el.nodeName === "BODY" || el.nodeName === "HTML") return false;
+  const names = namesOf(el);
+  if (!names) return false;
+  for (const token of names.split(/\s+/)) if (COMMENTS_TOKEN.test(token)) return true;
+  return false;
+}
+
+/**
+ * Class or id vocabulary of what is never content even on a whole page: consent banners, share
+ * buttons, ad slots, pop-ups, text only screen readers get, skip links.
+ */
+const NEVER_CONTENT_WORDS = [
+  "cookie-?(?:banner|bar|notice|consent|policy-?banner|popup|law|message|warning)",
+  "consent",
+  "gdpr",
+  "cmp",
+  "onetrust",
+  "cc-?(?:banner|window)",
+  "share",
+  "sharing",
+  "shares",
+  "share-?(?:bar|tools|buttons?|links|icons|widget)",
+  "social-?(?:share|sharing|buttons?|icons|links|media-?share)",
+  "advert",
+  "advertisement",
+  "ads?",
+  "ad-?(?:slot|unit|container|wrapper|banner|block|placeholder)",
+  "dfp",
+  "gpt",
+  "outbrain",
+  "taboola",
+  "popup",
+  "modal",
+  "overlay",
+  "visually-?hidden",
+  "sr-?only",
+  "screen-?reader-?text",
+  "skip-?link",
+  "skip-?to-?content",
+];
+const NEVER_CONTENT = new RegExp(`(?:^|[\\s_-])(?:${NEVER_CONTENT_WORDS.join("|")})(?:$|[\\s_-]|\\d)`, "i");
+
+export function looksNeverContent(el: Element): boolean {
+  if (CONTENT_KINDS.has(el.nodeName)) return false;
+  const role = el.getAttribute("role")?.trim().toLowerCase();
+  if ((role === "dialog" || role === "alertdialog") && el.getAttribute("aria-modal") === "true") return true;
+  const names = wordsOf(el);
+  return names !== "" && NEVER_CONTENT.test(names);
+}

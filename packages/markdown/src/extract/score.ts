@@ -1,0 +1,61 @@
+/**
+ * How much each text block looks like content, and the sums of that over every element's subtree.
+ * A block is good when it is long and mostly not links, bad when it is mostly links or a furniture
+ * label ("Advertisement", "Share"), neutral otherwise (headings, short lines, captions).
+ */
+import { collectBlocks, HEADING_TAGS, type TextBlock } from "./blocks.ts";
+import { FURNITURE_TEXT } from "./patterns.ts";
+
+export interface Tally {
+  /** Weighted characters of good blocks in the subtree. */
+  good: number;
+  /** Characters of bad blocks in the subtree. */
+  bad: number;
+  /** Characters of all text in the subtree. */
+  chars: number;
+}
+
+/** Positive for content-like blocks, negative for furniture-like ones, 0 for neutral ones. */
+export function blockValue(b: TextBlock): number {
+  if (b.chars === 0 || HEADING_TAGS.has(b.el.nodeName)) return 0;
+  if (b.shortText !== undefined && FURNITURE_TEXT.test(b.shortText)) return -b.chars;
+  const linkDensity = b.linkChars / b.chars;
+  if (linkDensity > 0.5) return -b.chars;
+  if (b.chars >= 80 && linkDensity <= 0.35) return b.chars * (1 - linkDensity);
+  if (b.chars >= 25 && linkDensity <= 0.2 && b.punctuation > 0) return b.chars * 0.5 * (1 - linkDensity);
+  return 0;
+}
+
+export interface Tallies {
+  blocks: TextBlock[];
+  of: Map<Element, Tally>;
+}
+
+const EMPTY: Tally = { good: 0, bad: 0, chars: 0 };
+
+export function tallyOf(tallies: Tallies, el: Element): Tally {
+  return tallies.of.get(el) ?? EMPTY;
+}
+
+/** Sums of block values over the subtree of every element under `root` that holds text. */
+export function tally(root: Element): Tallies {
+  const blocks = collectBlocks(root);
+  const of = new Map<Element, Tally>();
+  for (const b of blocks) {
+    if (b.chars === 0) continue;
+    const value = blockValue(b);
+    const good = value > 0 ? value : 0;
+    const bad = value < 0 ? -value : 0;
+    for (let el: Element | null = b.el; el; el = el === root ? null : el.parentElement) {
+      let t = of.get(el);
+      if (!t) {
+        t = { good: 0, bad: 0, chars: 0 };
+        of.set(el, t);
+      }
+      t.good += good;
+      t.bad += bad;
+      t.chars += b.chars;
+    }
+  }
+  return { blocks, of };
+}

@@ -1,0 +1,204 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { htmlToMarkdown, MarkdownOptionError } from "../src/index.ts";
+
+const baseUrl = "https://example.com/news/park";
+const news = readFileSync(join(import.meta.dirname, "golden", "news-article.main.html"), "utf8");
+const main = (html: string, extra: Record<string, unknown> = {}) =>
+  htmlToMarkdown(html, { baseUrl, onlyMainContent: true, ...extra });
+
+const ARTICLE = [
+  "The city opened its long-awaited river park",
+  "## What is there",
+  "- Two playgrounds and a skate park",
+  "Construction cost 48 million euros",
+  "> “We finally have somewhere",
+  "[park's page](https://example.com/parks/river)",
+];
+
+describe("onlyMainContent on a news article", () => {
+  const { markdown, mainContent, title } = main(news);
+
+  it("keeps the article body with its structure", () => {
+    assert.equal(mainContent, "extracted");
+    assert.equal(title, "City opens new river park – The Daily Example");
+    for (const text of ARTICLE) assert.ok(markdown.includes(text), `missing ${JSON.stringify(text)}`);
+  });
+
+  it("drops navigation, header, footer, cookie banner, share and ad widgets", () => {
+    for (const text of [
+      "We use cookies",
+      "Accept all",
+      "Skip to content",
+      "[News]",
+      "Share on Facebook",
+      "Tweet",
+      "Advertisement",
+      "All rights reserved",
+      "About us",
+    ]) {
+      assert.ok(!markdown.includes(text), `kept ${JSON.stringify(text)}`);
+    }
+  });
+
+  it("drops related links, the sidebar, tags and reader comments", () => {
+    for (const text of [
+      "Related stories",
+      "Council approves",
+      "Newsletter",
+      "Most read",
+      "Tags:",
+      "comments",
+    ]) {
+      assert.ok(!markdown.includes(text), `kept ${JSON.stringify(text)}`);
+    }
+    assert.ok(!markdown.includes("Went there on Sunday"));
+    assert.ok(!markdown.includes("buses are falling apart"));
+  });
+});
+
+describe("onlyMainContent on other page shapes", () => {
+  it("finds documentation next to a long navigation sidebar", () => {
+    const nav = Array.from(
+      { length: 40 },
+      (_, i) => `<li><a href="/docs/page-${i}">Page ${i} of the guide</a></li>`,
+    );
+    const html = `<html><body>
+      <div class="docs-layout">
+        <div class="toc"><ul>${nav.join("")}</ul></div>
+        <div class="docs-body">
+          <h1>Configuring the client</h1>
+          <p>The client reads its settings from the environment, then from a file in the working directory, and finally from the arguments it was given.</p>
+          <pre><code class="language-sh">client --config ./client.toml --verbose</code></pre>
+          <p>Settings given later override earlier ones, so an argument always wins over the file and the environment.</p>
+        </div>
+      </div></body></html>`;
+    const { markdown, mainContent } = main(html);
+    assert.equal(mainContent, "extracted");
+    assert.ok(markdown.includes("# Configuring the client"));
+    assert.ok(markdown.includes("```sh\nclient --config ./client.toml --verbose\n```"));
+    assert.ok(!markdown.includes("Page 7 of the guide"));
+  });
+
+  it("keeps a product description and its specification table", () => {
+    const html = `<html><body>
+      <nav><a href="/">Shop</a> <a href="/cart">Cart</a> <a href="/account">Account</a></nav>
+      <div class="product">
+        <h1>Trail Runner 2</h1>
+        <div class="description">
+          <p>A light trail shoe with a grippy outsole, a rock plate and a roomy toe box for long days on rough ground.</p>
+          <p>The upper is made from recycled mesh that dries quickly after river crossings and keeps grit out.</p>
+        </div>
+        <table><tr><th>Weight</th><td>280 g</td></tr><tr><th>Drop</th><td>6 mm</td></tr></table>
+      </div>
+      <section class="related"><h2>You may also like</h2><ul>
+        <li><a href="/p/1">Road Runner</a></li><li><a href="/p/2">Trail Runner 1</a></li></ul></section>
+      <footer><a href="/terms">Terms</a> <a href="/privacy">Privacy</a></footer>
+    </body></html>`;
+    const { markdown, mainContent } = main(html);
+    assert.equal(mainContent, "extracted");
+    assert.ok(markdown.includes("A light trail shoe with a grippy outsole"));
+    assert.ok(markdown.includes("| Weight | 280 g |"));
+    assert.ok(!markdown.includes("You may also like"));
+    assert.ok(!markdown.includes("Terms"));
+    assert.ok(!markdown.includes("Cart"));
+  });
+
+  it("falls back to the whole page when nothing credible is there, and says so", () => {
+    const html = `<html><body>
+      <nav><a href="/a">Home</a> <a href="/b">Products</a> <a href="/c">Contact</a></nav>
+      <div class="grid"><a href="/p/1">Lamp</a> <a href="/p/2">Chair</a> <a href="/p/3">Table</a></div>
+      <p>Free delivery.</p>
+      <footer>© Shop</footer>
+    </body></html>`;
+    const result = main(html);
+    assert.equal(result.mainContent, "fallback_whole_page");
+    assert.equal(result.markdown, htmlToMarkdown(html, { baseUrl }).markdown);
+    assert.ok(result.markdown.includes("[Chair](https://example.com/p/2)"));
+    assert.ok(result.markdown.includes("© Shop"));
+  });
+
+  it("falls back on an empty page", () => {
+    assert.deepEqual(main(""), { markdown: "", mainContent: "fallback_whole_page" });
+  });
+
+  it("is absent from the result without onlyMainContent", () => {
+    assert.equal("mainContent" in htmlToMarkdown(news, { baseUrl }), false);
+  });
+});
+
+describe("whole page", () => {
+  const { markdown } = htmlToMarkdown(news, { baseUrl });
+
+  it("keeps navigation, related links, comments and footer: all visible text", () => {
+    for (const text of [
+      "[News](https://example.com/news)",
+      "Related stories",
+      "Went there on Sunday",
+      "About us",
+    ]) {
+      assert.ok(markdown.includes(text), `missing ${JSON.stringify(text)}`);
+    }
+  });
+
+  it("drops what is never content: consent banner, skip link, share buttons, ad slots", () => {
+    for (const text of [
+      "We use cookies",
+      "Accept all",
+      "Skip to content",
+      "Share on Facebook",
+      "Advertisement",
+    ]) {
+      assert.ok(!markdown.includes(text), `kept ${JSON.stringify(text)}`);
+    }
+  });
+
+  it("does not believe a never-content name on an element holding real text", () => {
+    const text =
+      "This paragraph is long enough to be content, which is why the wrapper's unlucky class name is ignored here.";
+    const html = `<div class="modal-layout"><p>${text}</p><p>${text}</p></div>`;
+    assert.ok(htmlToMarkdown(html, { baseUrl }).markdown.includes(text));
+  });
+});
+
+describe("includeTags and excludeTags", () => {
+  it("includeTags keeps only the matching elements, in page order", () => {
+    const { markdown } = htmlToMarkdown(news, { baseUrl, includeTags: [".entry-content h2", "h1"] });
+    assert.equal(markdown, "# City opens new river park\n\n## What is there\n");
+  });
+
+  it("excludeTags removes matching elements before conversion", () => {
+    const { markdown } = htmlToMarkdown(news, {
+      baseUrl,
+      includeTags: [".entry-content"],
+      excludeTags: ["ul", "blockquote", ".ad-slot"],
+    });
+    assert.ok(markdown.startsWith("The city opened"));
+    assert.ok(!markdown.includes("playgrounds"));
+    assert.ok(!markdown.includes("We finally have"));
+    assert.ok(markdown.includes("Construction cost"));
+  });
+
+  it("works together with onlyMainContent", () => {
+    const { markdown, mainContent } = main(news, { excludeTags: ["blockquote"] });
+    assert.equal(mainContent, "extracted");
+    assert.ok(markdown.includes("Construction cost"));
+    assert.ok(!markdown.includes("We finally have"));
+  });
+
+  it("includeTags matching nothing gives empty markdown", () => {
+    assert.equal(htmlToMarkdown(news, { baseUrl, includeTags: [".nothing-here"] }).markdown, "");
+  });
+
+  it("rejects an invalid selector with a coded error", () => {
+    assert.throws(
+      () => htmlToMarkdown(news, { baseUrl, excludeTags: ["div[["] }),
+      (err: unknown) =>
+        err instanceof MarkdownOptionError &&
+        err.code === "invalid_selector" &&
+        /excludeTags/.test(err.message),
+    );
+  });
+});
