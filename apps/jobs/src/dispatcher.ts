@@ -10,6 +10,7 @@ import type {
   ScrapeRequest,
 } from "@browserfleet/contracts";
 import type { Database } from "@browserfleet/db";
+import { browserRequest } from "@browserfleet/extract";
 import {
   activeJobs,
   claimPage,
@@ -224,7 +225,7 @@ export class Dispatcher {
       deadline: Date.now() + config.JOB_PAGE_TIMEOUT_MS,
       jobId: job.id,
       pageId,
-      request: pageRequest(job, url),
+      request: browserRequest(pageRequest(job, url)),
       ...(job.kind === "crawl" ? { discoverLinks: MAX_LINKS_PER_PAGE } : {}),
     };
     try {

@@ -13,11 +13,13 @@ import {
 import type { Config } from "@browserfleet/config";
 import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
 import { connectDb, migrateDb } from "@browserfleet/db";
+import { jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
 import { pageMicros } from "@browserfleet/pricing";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Dispatcher } from "./dispatcher.ts";
 import { nextPages } from "./frontier.ts";
+import { JsonPages } from "./json-pages.ts";
 import { createJobsMetrics, RateWindow } from "./metrics.ts";
 import { consumeResults } from "./results.ts";
 
@@ -71,7 +73,9 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     });
   };
 
-  const record = async (r: PageResult) => {
+  const jsonPages = new JsonPages(db, jsonDepsFrom(config));
+  const record = async (result: PageResult) => {
+    const r = await jsonPages.complete(result);
     const done = await recordPageResult(db.db, r, {
       chargeOf,
       retentionMs: config.JOB_RETENTION_MS,

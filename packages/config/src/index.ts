@@ -64,6 +64,13 @@ export const configSchema = z.object({
   CACHE_MEMORY_BYTES: intFrom(64 * 1024 * 1024),
   /** `shared` (the spec: one cache for every caller) or `account` (entries only serve the caller who paid for them). */
   CACHE_SCOPE: z.enum(["shared", "account"]).default("shared"),
+  /** The json format: an OpenAI-compatible chat-completions endpoint (…/v1); without it json is not_configured. */
+  LLM_BASE_URL: z.string().url().optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  LLM_TIMEOUT_MS: intFrom(60_000, 1000),
+  /** Characters of a page's markdown sent to the model at most; longer pages are cut. */
+  LLM_MAX_INPUT_CHARS: intFrom(120_000, 1000),
 
   /** Rate limits per minute: priced calls per key or per keyless client, and reads (GET, polls, closes). */
   RATE_LIMIT_PER_MINUTE: intFrom(600, 1),

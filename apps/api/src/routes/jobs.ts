@@ -17,7 +17,7 @@ import { type Caller, HOW_TO_GET_A_KEY, restCaller } from "../billing/payment.ts
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseBody, parseQuery } from "../validate.ts";
-import { precheckUrl } from "./scrape.ts";
+import { checkJsonOptions, precheckUrl } from "./scrape.ts";
 
 const JOB_ID = /^job_[0-9A-Za-z]{8,64}$/;
 const PATHS: Record<JobKind, string> = { batch: "/web/v1/scrape/batch", crawl: "/web/v1/crawl" };
@@ -52,6 +52,7 @@ export async function startJob(
   req: BatchRequest | CrawlRequest,
 ): Promise<JobStartResponse> {
   const auth = requireKey(caller, kind);
+  checkJsonOptions(req.json);
   if (kind === "batch") {
     for (const [i, url] of (req as BatchRequest).urls.entries()) await precheckUrl(ctx, url, `urls.${i}`);
   } else await precheckUrl(ctx, (req as CrawlRequest).url);

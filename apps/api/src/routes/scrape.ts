@@ -9,6 +9,7 @@ import {
   scrapeRequest,
   type TaskReply,
 } from "@browserfleet/contracts";
+import { browserRequest, completeJson, jsonDepsFrom, schemaProblem } from "@browserfleet/extract";
 import { priceOf } from "@browserfleet/pricing";
 import { SsrfError } from "@browserfleet/ssrf";
 import type { Router } from "express";
@@ -65,6 +66,18 @@ export async function browserTask<R, T extends { taskId: string }>(
       "Retry-After": "5",
     });
   }
+}
+
+/** json options must say what to extract, with a schema a validator can compile. */
+export function checkJsonOptions(json: ScrapeRequest["json"], field = "json"): void {
+  if (!json) return;
+  if (json.prompt === undefined && json.schema === undefined) {
+    const message = "json needs a prompt, a schema, or both";
+    throw new ApiError("invalid_request", message, [{ field, message }]);
+  }
+  const problem = json.schema ? schemaProblem(json.schema) : undefined;
+  if (problem)
+    throw new ApiError("invalid_request", problem, [{ field: `${field}.schema`, message: problem }]);
 }
 
 /** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
@@ -133,6 +146,7 @@ export async function paidScrape(
   caller: Caller,
 ): Promise<ScrapeResponse> {
   const started = performance.now();
+  checkJsonOptions(req.json);
   await precheckUrl(ctx, req.url);
   const scope = ctx.config.CACHE_SCOPE === "account" ? (caller.auth?.accountId ?? null) : undefined;
   const hit: CacheHit =
@@ -159,14 +173,16 @@ export async function paidScrape(
           const cached = fromCache(req, hit);
           return { result: cached, chargeMicros: chargeFor(cached) };
         }
-        const reply = await scrape(ctx, { ...req, formats: missing }, caller.requestId);
+        const wanted = { ...req, formats: missing };
+        const reply = await scrape(ctx, browserRequest(wanted), caller.requestId);
         if (!reply.ok) {
           const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "render_failed";
           throw new ApiError(code, reply.error.message);
         }
+        const fresh = await completeJson(wanted, reply.result, jsonDepsFrom(ctx.config));
         // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.
-        if (scope !== null && isCacheable(req)) await ctx.cache.store(req, reply.result, scope);
-        const merged = merge(req, reply.result, hit);
+        if (scope !== null && isCacheable(req)) await ctx.cache.store(req, fresh, scope);
+        const merged = merge(req, fresh, hit);
         return { result: merged, chargeMicros: chargeFor(merged) };
       },
     });

@@ -1,0 +1,91 @@
+/**
+ * MCP overhead: `web_scrape` through POST /mcp (the official SDK client, one initialized connection)
+ * against POST /web/v1/scrape (plain fetch) for the same page and options, interleaved, both through
+ * the same api, queue and browser worker. Prints the medians, p95 and the ratio mcp/rest.
+ * Goal (issue 6): at most 1.05x at the median.
+ *
+ *   npm run bench:mcp-overhead -- [--rounds 40] [--cached]
+ *
+ * --cached asks for maxAge so both are served from the render cache, which makes the protocol's own
+ * cost most visible (a render is ~90% browser time).
+ */
+import { parseArgs } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startStack } from "../../test/helpers/stack.ts";
+
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "40" }, cached: { type: "boolean", default: false } },
+});
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
+
+const stack = await startStack({ slots: 2, jobs: false });
+const request = {
+  url: `${stack.site.url}/article`,
+  formats: ["markdown"],
+  ...(values.cached ? { maxAge: 3_600_000 } : {}),
+};
+
+const client = new Client({ name: "bench", version: "1.0.0" });
+await client.connect(
+  new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
+  }),
+);
+
+async function rest(): Promise<number> {
+  const t = performance.now();
+  const r = await fetch(`${stack.api.url}/web/v1/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${stack.key}` },
+    body: JSON.stringify(request),
+  });
+  const body = (await r.json()) as { data?: { markdown?: string } };
+  if (r.status !== 200 || !body.data?.markdown)
+    throw new Error(`REST scrape failed: ${JSON.stringify(body)}`);
+  return performance.now() - t;
+}
+
+async function mcp(): Promise<number> {
+  const t = performance.now();
+  const r = await client.callTool({ name: "web_scrape", arguments: request });
+  if (r.isError) throw new Error(`web_scrape failed: ${JSON.stringify(r.content)}`);
+  return performance.now() - t;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
+
+try {
+  // Warm both paths (and the cache, with --cached).
+  for (let i = 0; i < 3; i++) {
+    await rest();
+    await mcp();
+  }
+  const restMs: number[] = [];
+  const mcpMs: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    // Alternate which goes first, so neither always meets a warmer worker.
+    if (i % 2 === 0) {
+      restMs.push(await rest());
+      mcpMs.push(await mcp());
+    } else {
+      mcpMs.push(await mcp());
+      restMs.push(await rest());
+    }
+  }
+  const f = (x: number) => `${x.toFixed(1)} ms`;
+  console.log(
+    `mcp-overhead: ${rounds} interleaved rounds, ${values.cached ? "cached (maxAge)" : "rendered"} scrape`,
+  );
+  console.log(`  REST POST /web/v1/scrape   median ${f(median(restMs))}  p95 ${f(p95(restMs))}`);
+  console.log(`  MCP  tools/call web_scrape median ${f(median(mcpMs))}  p95 ${f(p95(mcpMs))}`);
+  const ratio = median(mcpMs) / median(restMs);
+  console.log(
+    `  ratio mcp/rest at the median: ${ratio.toFixed(3)} (goal ≤ 1.05: ${ratio <= 1.05 ? "met" : "NOT met"})`,
+  );
+} finally {
+  await client.close();
+  await stack.stop();
+}

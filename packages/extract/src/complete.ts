@@ -1,0 +1,85 @@
+import type { Format, ScrapeRequest, ScrapeResponse } from "@browserfleet/contracts";
+import { extractJson } from "./extract.ts";
+import type { LlmConfig } from "./llm.ts";
+
+export interface JsonDeps {
+  llm: LlmConfig | undefined;
+  maxInputChars: number;
+}
+
+/** The model endpoint behind the json format, from the LLM_* settings (undefined llm: not configured). */
+export function jsonDepsFrom(c: {
+  LLM_BASE_URL?: string;
+  LLM_API_KEY?: string;
+  LLM_MODEL: string;
+  LLM_TIMEOUT_MS: number;
+  LLM_MAX_INPUT_CHARS: number;
+}): JsonDeps {
+  return {
+    llm: c.LLM_BASE_URL
+      ? { baseUrl: c.LLM_BASE_URL, apiKey: c.LLM_API_KEY, model: c.LLM_MODEL, timeoutMs: c.LLM_TIMEOUT_MS }
+      : undefined,
+    maxInputChars: c.LLM_MAX_INPUT_CHARS,
+  };
+}
+
+/**
+ * The formats a browser renders for a request. The json format is made here, outside the browser pod,
+ * from the page's markdown: model keys never reach the pods that load untrusted pages, and a slot is
+ * not held while a model thinks.
+ */
+export function browserFormats(formats: readonly Format[]): Format[] {
+  if (!formats.includes("json")) return [...formats];
+  const out = formats.filter((f) => f !== "json");
+  if (!out.includes("markdown")) out.push("markdown");
+  return out;
+}
+
+/** The request a browser gets for `req`: json swapped for markdown (see browserFormats). */
+export function browserRequest<R extends Pick<ScrapeRequest, "formats" | "json">>(req: R): R {
+  if (!req.formats.includes("json")) return req;
+  const { json: _json, ...rest } = req;
+  return { ...rest, formats: browserFormats(req.formats) } as R;
+}
+
+/**
+ * Turn a browser's result for `browserRequest(req)` into the answer to `req`: run the json extraction
+ * from its markdown, and drop the markdown again when the caller did not ask for it.
+ */
+export async function completeJson(
+  req: ScrapeRequest,
+  result: ScrapeResponse,
+  deps: JsonDeps,
+): Promise<ScrapeResponse> {
+  if (!req.formats.includes("json") || !req.json) return result;
+  const data: Record<string, unknown> = { ...result.data };
+  const errors = { ...result.errors };
+  const markdown = data.markdown;
+  if (typeof markdown !== "string") {
+    const why = errors.markdown?.message ?? "the page gave no text";
+    errors.json = { code: "render_failed", message: `nothing to extract from: ${why}` };
+  } else {
+    const outcome = await extractJson({
+      llm: deps.llm,
+      markdown,
+      url: result.metadata.url,
+      json: req.json,
+      maxInputChars: deps.maxInputChars,
+    });
+    if (outcome.ok) data.json = outcome.value;
+    else errors.json = { code: outcome.code, message: outcome.message };
+  }
+  if (!req.formats.includes("markdown")) {
+    delete data.markdown;
+    delete errors.markdown;
+  }
+  const ordered: Record<string, unknown> = {};
+  for (const f of req.formats) if (f in data) ordered[f] = data[f];
+  return {
+    ...result,
+    success: Object.keys(ordered).length > 0,
+    data: ordered,
+    errors,
+    metadata: { ...result.metadata, formats: [...req.formats] },
+  };
+}
