@@ -12,6 +12,7 @@ import { mountJobs } from "./routes/jobs.ts";
 import { mountMap } from "./routes/map.ts";
 import { mountPending } from "./routes/pending.ts";
 import { mountScrape } from "./routes/scrape.ts";
+import { mountSearch } from "./routes/search.ts";
 import { mountSessions } from "./routes/session.ts";
 
 const requestId: RequestHandler = (req, res, next) => {
@@ -108,6 +109,8 @@ export function createApp(ctx: ApiContext): Express {
     res.setHeader("Content-Type", ctx.metrics.registry.contentType);
     res.send(await ctx.metrics.registry.metrics());
   });
+  // Search first: GET /web/v1/search/{provider} describes that provider, or 404s an unknown one.
+  mountSearch(router, ctx);
   mountDescriptions(router);
   mountScrape(router, ctx);
   mountSessions(router, ctx);

@@ -87,6 +87,19 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["category"],
       registers: [registry],
     }),
+    searchCalls: new Counter({
+      name: "fleet_search_calls_total",
+      help: "Web search calls by provider and outcome (ok, empty, provider_error, refused: payment, allowance or an api error)",
+      labelNames: ["provider", "outcome"],
+      registers: [registry],
+    }),
+    searchProviderDuration: new Histogram({
+      name: "fleet_search_provider_duration_seconds",
+      help: "Time waiting for a search provider (all pages of one call), by provider and outcome (ok, error)",
+      labelNames: ["provider", "outcome"],
+      buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
+      registers: [registry],
+    }),
     workers: new Gauge({
       name: "fleet_browser_workers",
       help: "Live browser workers",

@@ -71,6 +71,8 @@ export const configSchema = z.object({
   LLM_TIMEOUT_MS: intFrom(60_000, 1000),
   /** Characters of a page's markdown sent to the model at most; longer pages are cut. */
   LLM_MAX_INPUT_CHARS: intFrom(120_000, 1000),
+  /** Browser origins allowed to call /mcp besides the api's own (comma-separated, or *). */
+  MCP_ALLOWED_ORIGINS: z.string().default(""),
 
   /** Rate limits per minute: priced calls per key or per keyless client, and reads (GET, polls, closes). */
   RATE_LIMIT_PER_MINUTE: intFrom(600, 1),
@@ -105,6 +107,20 @@ export const configSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/)
     .optional(),
   X402_RPC_URL: z.string().url().optional(),
+
+  /**
+   * Web search (POST /web/v1/search/{provider}, MCP web_search_{provider}). A provider is on when its key is
+   * set (SearXNG: its URL); the base URLs default to the providers' public APIs and may point at a proxy.
+   */
+  SEARCH_BRAVE_API_KEY: z.string().min(1).optional(),
+  SEARCH_BRAVE_BASE_URL: z.string().url().default("https://api.search.brave.com"),
+  SEARCH_TAVILY_API_KEY: z.string().min(1).optional(),
+  SEARCH_TAVILY_BASE_URL: z.string().url().default("https://api.tavily.com"),
+  /** A self-hosted SearXNG whose settings.yml lists json under search.formats; no key. */
+  SEARCH_SEARXNG_BASE_URL: z.string().url().optional(),
+  /** The most one search may wait for its provider (all its pages), and the largest provider answer read. */
+  SEARCH_TIMEOUT_MS: intFrom(15_000, 100),
+  SEARCH_MAX_RESPONSE_BYTES: intFrom(4 * 1024 * 1024, 1024),
 });
 export type Config = z.infer<typeof configSchema>;
 

@@ -3,6 +3,7 @@ export * from "./errors.ts";
 export * from "./jobs.ts";
 export * from "./routes.ts";
 export * from "./scrape.ts";
+export * from "./search.ts";
 export * from "./session.ts";
 export * from "./tasks.ts";
 

@@ -36,16 +36,6 @@ export const mapRequest = z.strictObject({
 });
 export type MapRequest = z.infer<typeof mapRequest>;
 
-export const searchRequest = z.strictObject({
-  query: z.string().min(1).max(1000),
-  limit: z.int().min(1).max(50).default(10),
-  snippets: z.boolean().default(true),
-  domains: z.array(z.string().min(1).max(255)).max(50).optional(),
-  excludeDomains: z.array(z.string().min(1).max(255)).max(50).optional(),
-  since: z.iso.date().or(z.iso.datetime()).optional().describe("ISO date; only results published after it"),
-});
-export type SearchRequest = z.infer<typeof searchRequest>;
-
 export const feedbackRequest = z.strictObject({
   message: z.string().min(1).max(10_000),
   category: z.enum(["bug", "quality", "billing", "feature", "other"]).default("other"),

@@ -6,9 +6,9 @@ import {
   jobStartResponse,
   mapRequest,
   mapResponse,
-  searchRequest,
 } from "./jobs.ts";
 import { scrapeRequest, scrapeResponse } from "./scrape.ts";
+import { searchRequest, searchResponse } from "./search.ts";
 import { actRequest, sessionRequest } from "./session.ts";
 
 export interface OperationRoute {
@@ -98,13 +98,15 @@ export const OPERATION_ROUTES: OperationRoute[] = [
   },
   {
     path: "/web/v1/search/{provider}",
-    summary: "Search the web through an external search provider's index.",
+    summary:
+      "Search the web through an external search provider's index ({provider} is one of the providers this deployment configured; an unknown one answers 404 listing them). Answers ranked results with url, title, domain, snippet and publishedAt when known. domains, excludeDomains and since are passed to the provider where it supports them and applied to its results here as well. A provider failure is a 502 and is not charged; a search with no result is not charged.",
     request: searchRequest,
+    response: searchResponse,
     pricing: "search",
     auth: payAuth,
-    limits: "limit default 10, max 50.",
-    example: { query: "headless browser scraping", limit: 10 },
-    available: false,
+    limits: "limit default 10, max 50 (lowered to the provider's maximum, and priced so).",
+    example: { query: "headless browser scraping", limit: 10, domains: ["github.com"], since: "2025-01-01" },
+    available: true,
   },
 ];
 

@@ -10,7 +10,8 @@ import type { Request, Router } from "express";
 import { z } from "zod";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { notYet, TOOLS } from "./tools.ts";
+import { isLoopbackBind, originGuard } from "./origin-guard.ts";
+import { notYet, type Tool, toolsFor } from "./tools.ts";
 
 const text = (value: unknown, isError = false): CallToolResult => ({
   content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
@@ -35,16 +36,28 @@ function errorResult(err: unknown): CallToolResult {
   return text({ error: { code: "internal", message: "internal error" } }, true);
 }
 
-/** tools/list: each tool's input JSON Schema, generated from its zod contract once. */
-const TOOL_LIST = TOOLS.map((t) => ({
-  name: t.name,
-  description: t.description,
-  inputSchema: z.toJSONSchema(t.input, { io: "input", unrepresentable: "any" }) as {
-    type: "object";
-    [k: string]: unknown;
-  },
-}));
-const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+/** tools/list: each tool's input JSON Schema, generated from its zod contract once per deployment. */
+function toolList(tools: Tool[]) {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: z.toJSONSchema(t.input, { io: "input", unrepresentable: "any" }) as {
+      type: "object";
+      [k: string]: unknown;
+    },
+  }));
+}
+const catalogs = new WeakMap<ApiContext, { list: ReturnType<typeof toolList>; byName: Map<string, Tool> }>();
+/** The tools of this deployment (search tools depend on its configured providers). */
+function catalog(ctx: ApiContext) {
+  let c = catalogs.get(ctx);
+  if (!c) {
+    const tools = toolsFor(ctx);
+    c = { list: toolList(tools), byName: new Map(tools.map((t) => [t.name, t])) };
+    catalogs.set(ctx, c);
+  }
+  return c;
+}
 
 /**
  * The low-level SDK server, so that validation is ours (the contracts' zod schemas): an agent gets the
@@ -55,9 +68,10 @@ function buildServer(ctx: ApiContext, req: Request): Server {
     { name: "browserfleet", version: "1.0.1" },
     { capabilities: { tools: {}, logging: {} } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOL_LIST }));
+  const { list, byName } = catalog(ctx);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = BY_NAME.get(request.params.name);
+    const tool = byName.get(request.params.name);
     if (!tool)
       return errorResult(new ApiError("not_found", `no tool ${request.params.name}; see tools/list`));
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
@@ -84,7 +98,13 @@ function buildServer(ctx: ApiContext, req: Request): Server {
 
 /** POST /mcp: stateless streamable HTTP, a fresh server and transport per request (protocol 2025-06-18). */
 export function mountMcp(router: Router, ctx: ApiContext): void {
-  router.post("/mcp", async (req, res) => {
+  const guard = originGuard({
+    loopbackOnly: isLoopbackBind(ctx.config.HOST),
+    allowedOrigins: ctx.config.MCP_ALLOWED_ORIGINS.split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
+  });
+  router.post("/mcp", guard, async (req, res) => {
     const server = buildServer(ctx, req);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -4,9 +4,12 @@ import {
   crawlRequest,
   feedbackRequest,
   mapRequest,
+  type SearchRequest,
   scrapeRequest,
+  searchRequest,
   sessionRequest,
 } from "@browserfleet/contracts";
+import { PRICE_RULES } from "@browserfleet/pricing";
 import type { Request } from "express";
 import { z } from "zod";
 import { mcpCaller } from "../billing/payment.ts";
@@ -16,6 +19,7 @@ import { recordFeedback } from "../routes/feedback.ts";
 import { jobStatus, startJob } from "../routes/jobs.ts";
 import { paidMap } from "../routes/map.ts";
 import { paidScrape } from "../routes/scrape.ts";
+import { paidSearch, searchProviders } from "../routes/search.ts";
 import { closeSession, paidAct, paidSessionOpen } from "../routes/session.ts";
 
 export interface Tool {
@@ -131,6 +135,33 @@ export const TOOLS: Tool[] = [
     run: (ctx, req, args: z.infer<typeof feedbackRequest>) => recordFeedback(ctx, req, args),
   },
 ];
+
+/** One web_search_<provider> tool per configured provider, each on the REST route's code path. */
+export function searchTools(ctx: ApiContext): Tool[] {
+  return [...searchProviders(ctx).values()].map((provider) => {
+    const name = `web_search_${provider.name}`;
+    return {
+      name,
+      route: `POST /web/v1/search/${provider.name}`,
+      description: `Search the web with ${provider.about}. Returns ranked results, each with url, title, domain, a snippet (unless snippets: false) and publishedAt when known; read a page with web_scrape. limit: default 10, at most ${provider.maxResults} here. Filters: domains (only these sites, subdomains included), excludeDomains, since (ISO date: only pages published after it; pages with no known date are kept). ${PRICE_RULES.search} A search with no result, or one the provider fails (an error that says so), is not charged. Keyless callers get 5 searches in all.`,
+      input: searchRequest,
+      run: (ctx: ApiContext, req: Request, args: SearchRequest) =>
+        paidSearch(ctx, provider, args, mcpCaller(ctx, req, name)),
+    };
+  });
+}
+
+const toolsByContext = new WeakMap<ApiContext, Tool[]>();
+
+/** Every tool of this deployment: the fixed ones plus a search tool per configured provider. */
+export function toolsFor(ctx: ApiContext): Tool[] {
+  let tools = toolsByContext.get(ctx);
+  if (!tools) {
+    tools = [...TOOLS, ...searchTools(ctx)];
+    toolsByContext.set(ctx, tools);
+  }
+  return tools;
+}
 
 export const notYet = (tool: Tool) =>
   new ApiError("not_implemented", `${tool.name} (${tool.route}) is not available on this deployment yet`);

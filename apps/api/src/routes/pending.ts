@@ -1,4 +1,3 @@
-import { searchRequest } from "@browserfleet/contracts";
 import type { Router } from "express";
 import type { z } from "zod";
 import { ApiError } from "../errors.ts";
@@ -8,7 +7,7 @@ import { parseBody } from "../validate.ts";
  * Routes of the interface whose work is not built yet. They validate their input with the
  * real contracts (so callers get the same 400s they will get later) and then answer 501.
  */
-const POSTS: Array<[string, z.ZodType]> = [["/web/v1/search/:provider", searchRequest]];
+const POSTS: Array<[string, z.ZodType]> = [];
 
 const notYet = (method: string, path: string) =>
   new ApiError(
