@@ -54,6 +54,40 @@ describe("MCP endpoint", () => {
       (scrape?.inputSchema.properties as Record<string, unknown> | undefined)?.formats,
       "the input schema comes from the contract",
     );
+    for (const t of tools) {
+      const a = t.annotations;
+      assert.ok(
+        a && typeof a.readOnlyHint === "boolean" && typeof a.openWorldHint === "boolean",
+        `${t.name} hints`,
+      );
+      assert.ok(t.title, `${t.name} has a title`);
+    }
+    const byName = new Map(tools.map((t) => [t.name, t.annotations]));
+    assert.equal(byName.get("web_scrape")?.readOnlyHint, true);
+    assert.equal(byName.get("web_act")?.destructiveHint, true);
+    assert.equal(byName.get("web_batch_status")?.openWorldHint, false);
+    await client.close();
+  });
+
+  test("a screenshot comes back as image content, the rest as structured content and JSON text", async () => {
+    const client = await connect(stack.key);
+    const r = await client.callTool({
+      name: "web_scrape",
+      arguments: { url: `${stack.site.url}/article`, formats: ["markdown", "screenshot"] },
+    });
+    assert.notEqual(r.isError, true, JSON.stringify(r.content).slice(0, 500));
+    const content = r.content as Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+    const image = content.find((c) => c.type === "image");
+    assert.equal(image?.mimeType, "image/png");
+    assert.ok(
+      Buffer.from(image?.data ?? "", "base64")
+        .subarray(1, 4)
+        .toString() === "PNG",
+    );
+    const structured = r.structuredContent as { data: { markdown: string; screenshot: string } };
+    assert.match(structured.data.markdown, /The Fixture Article/);
+    assert.equal(structured.data.screenshot, "(image content 1)");
+    assert.deepEqual(JSON.parse(content[0]?.text ?? "null"), structured);
     await client.close();
   });
 

@@ -18,6 +18,35 @@ const text = (value: unknown, isError = false): CallToolResult => ({
   ...(isError ? { isError: true } : {}),
 });
 
+/** Base64 image formats of a scrape, act or session result: sent as MCP image content. */
+const IMAGE_FORMATS = ["screenshot"] as const;
+const mimeOfBase64 = (b64: string) => (b64.startsWith("/9j/") ? "image/jpeg" : "image/png");
+
+/**
+ * A tool's answer: the result as structuredContent and as JSON text, with each screenshot moved out
+ * into an image content block (an agent sees the picture; the JSON says where it went).
+ */
+function resultOf(value: unknown): CallToolResult {
+  if (!value || typeof value !== "object") return text(value);
+  const images: Array<{ type: "image"; data: string; mimeType: string }> = [];
+  let structured = value as Record<string, unknown>;
+  const data = structured.data as Record<string, unknown> | undefined;
+  if (data && typeof data === "object") {
+    const copy = { ...data };
+    for (const f of IMAGE_FORMATS) {
+      const b64 = copy[f];
+      if (typeof b64 !== "string" || b64.length === 0) continue;
+      images.push({ type: "image", data: b64, mimeType: mimeOfBase64(b64) });
+      copy[f] = `(image content ${images.length})`;
+    }
+    if (images.length > 0) structured = { ...structured, data: copy };
+  }
+  return {
+    content: [{ type: "text", text: JSON.stringify(structured) }, ...images],
+    structuredContent: structured,
+  };
+}
+
 /** An error as a tool result the agent can read and act on: the code, the message, the field at fault. */
 function errorResult(err: unknown): CallToolResult {
   if (err instanceof ApiError) {
@@ -40,7 +69,9 @@ function errorResult(err: unknown): CallToolResult {
 function toolList(tools: Tool[]) {
   return tools.map((t) => ({
     name: t.name,
+    title: t.title,
     description: t.description,
+    annotations: { title: t.title, ...t.hints },
     inputSchema: z.toJSONSchema(t.input, { io: "input", unrepresentable: "any" }) as {
       type: "object";
       [k: string]: unknown;
@@ -88,7 +119,7 @@ function buildServer(ctx: ApiContext, req: Request): Server {
     }
     if (!tool.run) return errorResult(notYet(tool));
     try {
-      return text(await tool.run(ctx, req, parsed.data as never));
+      return resultOf(await tool.run(ctx, req, parsed.data as never));
     } catch (err) {
       return errorResult(err);
     }

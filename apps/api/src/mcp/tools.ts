@@ -22,8 +22,42 @@ import { paidScrape } from "../routes/scrape.ts";
 import { paidSearch, searchProviders } from "../routes/search.ts";
 import { closeSession, paidAct, paidSessionOpen } from "../routes/session.ts";
 
+/** MCP tool annotations: what calling the tool does to the world, for clients deciding what to confirm. */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  /** Reaches arbitrary web sites (or an external index), not only this service. */
+  openWorldHint: boolean;
+}
+
+/** Reads the web, changes nothing: scrape, map, search. */
+const READS_WEB: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+/** Starts something in this service that then reads the web: a job or a session. */
+const STARTS: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+/** Reads this service's own state. */
+const STATUS: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 export interface Tool {
   name: string;
+  /** Short human-readable name (MCP title). */
+  title: string;
+  hints: ToolHints;
   description: string;
   input: z.ZodType;
   /** The REST route this tool is, per the spec's tool-to-route mapping. */
@@ -52,6 +86,8 @@ const statusOf =
 export const TOOLS: Tool[] = [
   {
     name: "web_scrape",
+    title: "Scrape a web page",
+    hints: READS_WEB,
     route: "POST /web/v1/scrape",
     description:
       "Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). $0.001 per format; keyless callers get a small free daily allowance.",
@@ -61,6 +97,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_session_open",
+    title: "Open a live browser session",
+    hints: STARTS,
     route: "POST /web/v1/session",
     description:
       "Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). $0.005 including the first minute; close it with web_session_close when done.",
@@ -70,6 +108,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_act",
+    title: "Act in a browser session",
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     route: "POST /web/v1/act",
     description:
       "Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. $0.0005 per action that ran, plus $0.004 per minute open past the first.",
@@ -78,6 +118,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_session_close",
+    title: "Close a browser session",
+    hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     route: "DELETE /web/v1/session/:id",
     description: "Close a browser session and free its browser at once (free; closing twice is fine).",
     input: sessionId,
@@ -86,6 +128,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_scrape_batch",
+    title: "Scrape many pages (background job)",
+    hints: STARTS,
     route: "POST /web/v1/scrape/batch",
     description:
       "Scrape 2 to 50 URLs with the same options as one background job (needs an API key). Returns jobId at once; poll web_batch_status for progress and results. Holds the most it can cost ($0.001 per format per URL) and gives back what pages did not use.",
@@ -95,6 +139,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_batch_status",
+    title: "Batch job status and results",
+    hints: STATUS,
     route: "GET /web/v1/scrape/batch/:id",
     description:
       "Status, counts and the next finished page results of a batch job, in URL order. Call again with cursor = next while status is queued or running. Free.",
@@ -103,6 +149,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_map",
+    title: "List the URLs of a site",
+    hints: READS_WEB,
     route: "POST /web/v1/map",
     description:
       "List the URLs of a site (up to limit, default 1000, max 5000): its sitemaps (robots.txt, /sitemap.xml, indexes) plus the links on the rendered page, normalized and de-duplicated, with the filters search, includePaths, excludePaths, includeSubdomains. $0.0003 per started 1000 URLs of limit; keyless callers get 10 a day.",
@@ -111,6 +159,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_crawl",
+    title: "Crawl a site (background job)",
+    hints: STARTS,
     route: "POST /web/v1/crawl",
     description:
       "Crawl a site breadth-first from url, following links within the site (limit default 25, max 200 pages; maxDepth default 2; robots.txt obeyed), scraping every page with the given formats, as a background job (needs an API key). Returns jobId at once; poll web_crawl_status. $0.001 per format per page scraped.",
@@ -120,6 +170,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_crawl_status",
+    title: "Crawl job status and results",
+    hints: STATUS,
     route: "GET /web/v1/crawl/:id",
     description:
       "Status, counts and the next finished page results of a crawl job, in discovery order. Call again with cursor = next while status is queued or running. Free.",
@@ -128,6 +180,8 @@ export const TOOLS: Tool[] = [
   },
   {
     name: "web_feedback",
+    title: "Send feedback to the operators",
+    hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     route: "POST /web/v1/feedback",
     description:
       "Tell the operators about a wrong or poor result, a price that looks wrong, a bug or a wish (free, no key needed). Name the url, requestId, jobId or sessionId it is about so they can find it.",
@@ -142,6 +196,8 @@ export function searchTools(ctx: ApiContext): Tool[] {
     const name = `web_search_${provider.name}`;
     return {
       name,
+      title: `Search the web (${provider.name})`,
+      hints: READS_WEB,
       route: `POST /web/v1/search/${provider.name}`,
       description: `Search the web with ${provider.about}. Returns ranked results, each with url, title, domain, a snippet (unless snippets: false) and publishedAt when known; read a page with web_scrape. limit: default 10, at most ${provider.maxResults} here. Filters: domains (only these sites, subdomains included), excludeDomains, since (ISO date: only pages published after it; pages with no known date are kept). ${PRICE_RULES.search} A search with no result, or one the provider fails (an error that says so), is not charged. Keyless callers get 5 searches in all.`,
       input: searchRequest,
