@@ -2,15 +2,16 @@ import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler, Router } from "express";
 import { identify } from "./billing/identify.ts";
 import type { ApiContext } from "./context.ts";
+import { cachedJson } from "./describe.ts";
 import { ApiError, errorHandler, notFound } from "./errors.ts";
 import { mountMcp } from "./mcp/endpoint.ts";
+import { buildLlmsTxt, buildOpenApi } from "./openapi.ts";
 import { rateLimits } from "./rate-limit.ts";
 import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountFeedback } from "./routes/feedback.ts";
 import { mountJobs } from "./routes/jobs.ts";
 import { mountMap } from "./routes/map.ts";
-import { mountPending } from "./routes/pending.ts";
 import { mountScrape } from "./routes/scrape.ts";
 import { mountSearch } from "./routes/search.ts";
 import { mountSessions } from "./routes/session.ts";
@@ -77,7 +78,7 @@ export function createApp(ctx: ApiContext): Express {
     readPerMinute: ctx.config.RATE_LIMIT_READ_PER_MINUTE,
     trustedHops: ctx.config.TRUSTED_PROXY_HOPS,
   });
-  const unmetered = new Set(["/healthz", "/readyz", "/metrics"]);
+  const unmetered = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/llms.txt"]);
   // Who calls (the key) first, then their rate budget: priced POSTs apart from reads, polls and closes.
   app.use(identify(ctx));
   app.use((req, res, next) => {
@@ -109,6 +110,12 @@ export function createApp(ctx: ApiContext): Express {
     res.setHeader("Content-Type", ctx.metrics.registry.contentType);
     res.send(await ctx.metrics.registry.metrics());
   });
+  router.get("/openapi.json", cachedJson(buildOpenApi()));
+  const llms = buildLlmsTxt();
+  router.get("/llms.txt", (_req, res) => {
+    res.setHeader("Cache-Control", "public, max-age=3600");
+    res.type("text/plain").send(llms);
+  });
   // Search first: GET /web/v1/search/{provider} describes that provider, or 404s an unknown one.
   mountSearch(router, ctx);
   mountDescriptions(router);
@@ -119,7 +126,6 @@ export function createApp(ctx: ApiContext): Express {
   mountFeedback(router, ctx);
   mountAccount(router, ctx);
   mountMcp(router, ctx);
-  mountPending(router);
 
   app.use(router);
   app.use(methodNotAllowed(router));
