@@ -9,7 +9,7 @@ import {
 } from "./jobs.ts";
 import { scrapeRequest, scrapeResponse } from "./scrape.ts";
 import { searchRequest, searchResponse } from "./search.ts";
-import { actRequest, sessionRequest } from "./session.ts";
+import { actRequest, actResponse, sessionRequest, sessionResponse } from "./session.ts";
 
 export interface OperationRoute {
   path: string;
@@ -45,6 +45,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     summary:
       "Open a live browser session on a page; returns sessionId and the page's controls map for /web/v1/act.",
     request: sessionRequest,
+    response: sessionResponse,
     pricing: "session",
     auth: payAuth,
     example: { url: "https://example.com/login" },
@@ -55,6 +56,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     summary:
       "Run 1 to 25 actions (type, press, click, select, wait, ...) in an open session and return the page state after them.",
     request: actRequest,
+    response: actResponse,
     pricing: "act",
     auth: payAuth,
     limits: "1 to 25 actions per call.",
