@@ -1,10 +1,10 @@
 import type { BalanceLeases, UsageRecorder } from "@browserfleet/billing";
 import type { Config } from "@browserfleet/config";
 import type { Database } from "@browserfleet/db";
+import type { RenderCache } from "@browserfleet/render-cache";
 import type { Guard } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { AllowanceStore } from "./allowance/index.ts";
-import type { RenderCache } from "./cache/index.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import type { X402Payments } from "./payments/x402.ts";
 import type { WorkerDirectory } from "./worker-directory.ts";

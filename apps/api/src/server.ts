@@ -8,10 +8,10 @@ import {
 import { connectBus, ensureTaskQueue, openWorkersBucket, taskBacklog } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import { connectDb, migrateDb } from "@browserfleet/db";
+import { RenderCache } from "@browserfleet/render-cache";
 import { createGuard, parseAllowList } from "@browserfleet/ssrf";
 import { AllowanceStore } from "./allowance/index.ts";
 import { createApp } from "./app.ts";
-import { RenderCache } from "./cache/index.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
 import { createX402, type X402Payments } from "./payments/x402.ts";

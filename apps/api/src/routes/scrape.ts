@@ -11,10 +11,10 @@ import {
 } from "@browserfleet/contracts";
 import { browserRequest, completeJson, jsonDepsFrom, schemaProblem } from "@browserfleet/extract";
 import { priceOf } from "@browserfleet/pricing";
+import { type CacheHit, isCacheable } from "@browserfleet/render-cache";
 import { SsrfError } from "@browserfleet/ssrf";
 import type { Router } from "express";
 import { type Caller, payFor, restCaller } from "../billing/payment.ts";
-import { type CacheHit, isCacheable } from "../cache/index.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseBody } from "../validate.ts";

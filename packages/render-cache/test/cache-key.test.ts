@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FORMATS, type Format, type ScrapeRequestInput, scrapeRequest } from "@browserfleet/contracts";
-import { cacheKeyFor, canonicalJson, isCacheable } from "../src/cache/index.ts";
+import { cacheKeyFor, canonicalJson, isCacheable } from "../src/index.ts";
 
 /** A validated request, as the route hands it over (defaults filled in). */
 const req = (input: ScrapeRequestInput) => scrapeRequest.parse(input);

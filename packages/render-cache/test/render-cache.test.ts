@@ -8,7 +8,7 @@ import {
 } from "@browserfleet/contracts";
 import { Registry } from "prom-client";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
-import { cacheKeyFor, RenderCache } from "../src/cache/index.ts";
+import { cacheKeyFor, RenderCache } from "../src/index.ts";
 
 const req = (input: ScrapeRequestInput) => scrapeRequest.parse(input);
 const URL_A = "https://example.com/a";
