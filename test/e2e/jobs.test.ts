@@ -72,6 +72,34 @@ describe("batch scrape", () => {
     assert.equal(after.held.micros, 0);
   });
 
+  test("with maxAge, pages already rendered come from the cache at the cached price, and job renders fill it", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const first = await stack.post("/web/v1/scrape", { url: `${stack.site.url}/page2?cache=1` }, auth(key));
+    assert.equal(first.status, 200);
+    const fetchedBefore = stack.site.hits("/page2");
+    const start = await stack.post(
+      "/web/v1/scrape/batch",
+      { urls: [`${stack.site.url}/page2?cache=1`, `${stack.site.url}/article?cache=1`], maxAge: 600_000 },
+      auth(key),
+    );
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    const done = await waitJob(start.body.url, key);
+    assert.equal(done.status, "completed");
+    assert.equal(stack.site.hits("/page2"), fetchedBefore, "the cached page was not fetched again");
+    assert.deepEqual(done.data[0].metadata.cached, ["markdown"]);
+    assert.match(done.data[0].data.markdown, /Page Two/);
+    assert.equal(done.data[1].metadata.cached, undefined);
+    assert.equal(done.charged.micros, 200 + 1_000, "one cached format, one rendered");
+    assert.equal((await balance(key)).balance.micros, 1_000_000 - 1_000 - 1_200);
+
+    const again = await stack.post(
+      "/web/v1/scrape",
+      { url: `${stack.site.url}/article?cache=1`, maxAge: 600_000 },
+      auth(key),
+    );
+    assert.deepEqual(again.body.metadata.cached, ["markdown"], "the batch's render is in the cache");
+  });
+
   test("needs a key, validates its body, and refuses a batch the balance cannot cover", async () => {
     const urls = [`${stack.site.url}/article`, `${stack.site.url}/page2`];
     const keyless = await stack.postKeyless("/web/v1/scrape/batch", { urls });

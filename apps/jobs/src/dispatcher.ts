@@ -8,6 +8,7 @@ import type {
   FetchTask,
   PageTask,
   ScrapeRequest,
+  ScrapeResponse,
 } from "@browserfleet/contracts";
 import type { Database } from "@browserfleet/db";
 import { browserRequest } from "@browserfleet/extract";
@@ -25,10 +26,13 @@ import {
   stalePages,
   unclaimPage,
 } from "@browserfleet/job-store";
+import { isCacheable, type RenderCache } from "@browserfleet/render-cache";
+import { linksInMarkdown } from "@browserfleet/site";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { sql } from "drizzle-orm";
 import { type CrawlRules, crawlRules } from "./frontier.ts";
+import { type JobRequest, pageRequestOf } from "./job-requests.ts";
 import type { JobsMetrics } from "./metrics.ts";
 import { type JobQueue, type LastStarts, pickDispatches } from "./schedule.ts";
 
@@ -45,24 +49,16 @@ export interface DispatcherDeps {
   metrics: JobsMetrics;
   /** Record a page as failed without a browser (robots.txt refused it, or it ran out of attempts). */
   failPage(job: JobRow, pageId: number, code: string, message: string): Promise<void>;
+  /** The render cache, for jobs that ask for maxAge; absent, every page renders. */
+  cache?: RenderCache;
+  /** Record a page served wholly from the cache, with the links a crawl follows from it. */
+  cachedPage(job: JobRow, pageId: number, result: ScrapeResponse, links?: string[]): Promise<void>;
   log(msg: string): void;
 }
 
 /** The fields of a batch or crawl request that describe one page's scrape. */
 export function pageRequest(job: JobRow, url: string): ScrapeRequest {
-  const {
-    urls: _urls,
-    url: _url,
-    limit: _limit,
-    maxDepth: _maxDepth,
-    search: _search,
-    includeSubdomains: _sub,
-    includePaths: _inc,
-    excludePaths: _exc,
-    maxAge: _maxAge,
-    ...render
-  } = job.request as Partial<CrawlRequest & BatchRequest>;
-  return { ...(render as Omit<ScrapeRequest, "url">), url };
+  return pageRequestOf(job.request as JobRequest, url);
 }
 
 export class Dispatcher {
@@ -203,6 +199,7 @@ export class Dispatcher {
         );
         continue;
       }
+      if (await this.#fromCache(job, pick.pageId, url)) continue;
       if (await this.#send(job, pick.pageId, url)) {
         sent++;
         if (!started.has(job.id) && job.status === "queued") {
@@ -212,6 +209,45 @@ export class Dispatcher {
       }
     }
     return sent;
+  }
+
+  /**
+   * With maxAge, a page whose every format is in the cache is recorded from it (at the cached price)
+   * instead of going to a browser. A crawl takes its links from the cached links or markdown, so it
+   * needs one of them among its formats.
+   */
+  async #fromCache(job: JobRow, pageId: number, url: string): Promise<boolean> {
+    const { cache, config } = this.#deps;
+    const maxAge = (job.request as JobRequest).maxAge;
+    if (!cache || maxAge === undefined) return false;
+    const req = pageRequest(job, url);
+    const formats = [...new Set(req.formats)];
+    if (!isCacheable(req)) return false;
+    if (job.kind === "crawl" && !formats.some((f) => f === "markdown" || f === "links")) return false;
+    const hit = await cache.lookup(req, maxAge, config.CACHE_SCOPE === "account" ? job.accountId : undefined);
+    if (hit.formats.length < formats.length) return false;
+    const result: ScrapeResponse = {
+      success: true,
+      data: hit.data,
+      errors: {},
+      metadata: {
+        url,
+        ...(hit.title ? { title: hit.title } : {}),
+        formats: req.formats,
+        renders: 0,
+        browserMsUsed: 0,
+        ms: 0,
+        cached: hit.formats,
+      },
+    };
+    await this.#deps.cachedPage(
+      job,
+      pageId,
+      result,
+      job.kind === "crawl" ? linksOfCached(hit.data, url) : undefined,
+    );
+    this.#deps.metrics.cachedPages.inc({ kind: job.kind });
+    return true;
   }
 
   async #send(job: JobRow, pageId: number, url: string): Promise<boolean> {
@@ -278,4 +314,15 @@ function hostOf(url: string): string {
   } catch {
     return "";
   }
+}
+
+/** A cached page's links: its links format when cached, else the targets written in its markdown. */
+function linksOfCached(data: ScrapeResponse["data"], base: string): string[] {
+  const links = data.links;
+  if (Array.isArray(links))
+    return links
+      .map((l) => (typeof l === "string" ? l : (l as { url?: string }).url))
+      .filter((u): u is string => typeof u === "string")
+      .slice(0, MAX_LINKS_PER_PAGE);
+  return typeof data.markdown === "string" ? linksInMarkdown(data.markdown, base, MAX_LINKS_PER_PAGE) : [];
 }

@@ -13,13 +13,14 @@ import {
 import type { Config } from "@browserfleet/config";
 import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
 import { connectDb, migrateDb } from "@browserfleet/db";
-import { jsonDepsFrom } from "@browserfleet/extract";
+import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
-import { pageMicros } from "@browserfleet/pricing";
+import { priceOf } from "@browserfleet/pricing";
+import { isCacheable, RenderCache } from "@browserfleet/render-cache";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Dispatcher } from "./dispatcher.ts";
 import { nextPages } from "./frontier.ts";
-import { JsonPages } from "./json-pages.ts";
+import { JobRequests, pageRequestOf } from "./job-requests.ts";
 import { createJobsMetrics, RateWindow } from "./metrics.ts";
 import { consumeResults } from "./results.ts";
 
@@ -42,8 +43,13 @@ export interface JobsProgram {
   stop(): Promise<void>;
 }
 
-/** What a page that came out costs: the formats that came out, at the page price. */
-const chargeOf = (r: ScrapeResponse) => pageMicros(r.metadata.formats.filter((f) => f in r.data));
+/** What a page that came out costs: the formats that came out, at the page price (cached ones at the cache price). */
+const chargeOf = (r: ScrapeResponse) =>
+  priceOf({
+    route: "scrape",
+    request: { formats: r.metadata.formats.filter((f) => f in r.data) },
+    cachedFormats: r.metadata.cached ?? [],
+  }).micros;
 
 /**
  * The jobs program: drives batch and crawl jobs. State lives in Postgres; page tasks go to the browser
@@ -73,9 +79,28 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     });
   };
 
-  const jsonPages = new JsonPages(db, jsonDepsFrom(config));
+  const jobRequests = new JobRequests(db);
+  const json = jsonDepsFrom(config);
+  const cache = new RenderCache({
+    database: db,
+    retentionMs: config.CACHE_RETENTION_MS,
+    maxEntryBytes: config.CACHE_MAX_ENTRY_BYTES,
+    registry: metrics.registry,
+    onError: (err, op) => log(`render cache ${op} failed: ${(err as Error).message}`),
+  });
   const record = async (result: PageResult) => {
-    const r = await jsonPages.complete(result);
+    const facts = await jobRequests.of(result.jobId);
+    // The json format is made here from the page's markdown (see browserRequest), before the page is charged.
+    const r: PageResult =
+      facts && result.reply.ok && facts.request.formats?.includes("json") && facts.request.json
+        ? {
+            ...result,
+            reply: {
+              ok: true,
+              result: await completeJson(pageRequestOf(facts.request, ""), result.reply.result, json),
+            },
+          }
+        : result;
     const done = await recordPageResult(db.db, r, {
       chargeOf,
       retentionMs: config.JOB_RETENTION_MS,
@@ -85,6 +110,22 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
       },
     });
     if (!done.recorded || !done.job) return;
+    // Fresh renders fill the cache, so a later scrape or job with maxAge can use them.
+    if (
+      facts &&
+      done.page &&
+      r.reply.ok &&
+      r.reply.result.success &&
+      !r.reply.result.metadata.cached?.length
+    ) {
+      const req = pageRequestOf(facts.request, done.page.url);
+      if (isCacheable(req))
+        await cache.store(
+          req,
+          r.reply.result,
+          config.CACHE_SCOPE === "account" ? facts.accountId : undefined,
+        );
+    }
     const outcome = done.page?.status === "completed" ? "completed" : "failed";
     metrics.pages.inc({ kind: done.job.kind, outcome });
     if (done.job.kind === "crawl") crawlRate.hit();
@@ -98,6 +139,9 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     nc,
     metrics,
     log,
+    cache,
+    cachedPage: (job, pageId, result, links) =>
+      record({ jobId: job.id, pageId, taskId: "", reply: { ok: true, result }, ...(links ? { links } : {}) }),
     failPage: (job, pageId, code, message) =>
       record({ jobId: job.id, pageId, taskId: "", reply: { ok: false, error: { code, message } } }),
   });

@@ -37,7 +37,13 @@ export function createJobsMetrics() {
     labelNames: ["kind", "status"],
     registers: [registry],
   });
-  return { registry, jobs, pages, dispatched, queueDepth, crawlRate, jobsEnded };
+  const cachedPages = new Counter({
+    name: "fleet_job_pages_cached_total",
+    help: "Job pages served wholly from the render cache (maxAge) instead of a browser",
+    labelNames: ["kind"],
+    registers: [registry],
+  });
+  return { registry, jobs, pages, dispatched, queueDepth, crawlRate, jobsEnded, cachedPages };
 }
 export type JobsMetrics = ReturnType<typeof createJobsMetrics>;
 

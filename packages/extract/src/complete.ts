@@ -51,7 +51,8 @@ export async function completeJson(
   result: ScrapeResponse,
   deps: JsonDeps,
 ): Promise<ScrapeResponse> {
-  if (!req.formats.includes("json") || !req.json) return result;
+  // A result that already has json (from the cache) is complete.
+  if (!req.formats.includes("json") || !req.json || "json" in result.data) return result;
   const data: Record<string, unknown> = { ...result.data };
   const errors = { ...result.errors };
   const markdown = data.markdown;
