@@ -150,9 +150,11 @@ async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatO
       return buf.toString("base64");
     }
     case "json":
+      // Scrapes, batches and crawls never send json here (the api and the jobs program make it from
+      // markdown); only a live session's formats can still ask for it.
       throw new FormatError(
-        "not_configured",
-        "the json format needs an LLM endpoint, which this deployment does not have yet",
+        "not_supported",
+        "the json format is not available in live sessions yet: ask for markdown here, or POST /web/v1/scrape with formats [json] on the page's URL",
       );
   }
 }
