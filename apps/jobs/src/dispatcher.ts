@@ -26,7 +26,7 @@ import {
   stalePages,
   unclaimPage,
 } from "@browserfleet/job-store";
-import { isCacheable, type RenderCache } from "@browserfleet/render-cache";
+import { isCacheable, type RenderCache, responseFromCache } from "@browserfleet/render-cache";
 import { linksInMarkdown } from "@browserfleet/site";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -226,20 +226,7 @@ export class Dispatcher {
     if (job.kind === "crawl" && !formats.some((f) => f === "markdown" || f === "links")) return false;
     const hit = await cache.lookup(req, maxAge, config.CACHE_SCOPE === "account" ? job.accountId : undefined);
     if (hit.formats.length < formats.length) return false;
-    const result: ScrapeResponse = {
-      success: true,
-      data: hit.data,
-      errors: {},
-      metadata: {
-        url,
-        ...(hit.title ? { title: hit.title } : {}),
-        formats: req.formats,
-        renders: 0,
-        browserMsUsed: 0,
-        ms: 0,
-        cached: hit.formats,
-      },
-    };
+    const result = responseFromCache(req, hit);
     await this.#deps.cachedPage(
       job,
       pageId,

@@ -35,6 +35,24 @@ export interface CacheHit {
   renderedAt?: Date;
 }
 
+/** A response made only of cache hits: no browser was needed. */
+export function responseFromCache(req: ScrapeRequest, hit: CacheHit): ScrapeResponse {
+  return {
+    success: true,
+    data: hit.data,
+    errors: {},
+    metadata: {
+      url: req.url ?? "",
+      ...(hit.title ? { title: hit.title } : {}),
+      formats: req.formats,
+      renders: 0,
+      browserMsUsed: 0,
+      ms: 0,
+      cached: hit.formats,
+    },
+  };
+}
+
 /** Rows deleted per statement by `sweep`, so one sweep never holds a huge lock or transaction. */
 const SWEEP_CHUNK = 5000;
 

@@ -11,7 +11,7 @@ import {
 } from "@browserfleet/contracts";
 import { browserRequest, completeJson, jsonDepsFrom, schemaProblem } from "@browserfleet/extract";
 import { priceOf } from "@browserfleet/pricing";
-import { type CacheHit, isCacheable } from "@browserfleet/render-cache";
+import { type CacheHit, isCacheable, responseFromCache } from "@browserfleet/render-cache";
 import { SsrfError } from "@browserfleet/ssrf";
 import type { Router } from "express";
 import { type Caller, payFor, restCaller } from "../billing/payment.ts";
@@ -102,24 +102,6 @@ function chargeFor(result: ScrapeResponse): number {
   }).micros;
 }
 
-/** A response made only of cache hits: no browser was needed. */
-function fromCache(req: ScrapeRequest, hit: CacheHit): ScrapeResponse {
-  return {
-    success: true,
-    data: hit.data,
-    errors: {},
-    metadata: {
-      url: req.url ?? "",
-      ...(hit.title ? { title: hit.title } : {}),
-      formats: req.formats,
-      renders: 0,
-      browserMsUsed: 0,
-      ms: 0,
-      cached: hit.formats,
-    },
-  };
-}
-
 /** Fold cache hits into a fresh render of the other formats, in the request's format order. */
 function merge(req: ScrapeRequest, fresh: ScrapeResponse, hit: CacheHit): ScrapeResponse {
   if (hit.formats.length === 0) return fresh;
@@ -170,7 +152,7 @@ export async function paidScrape(
       final: missing.length === 0,
       work: async () => {
         if (missing.length === 0) {
-          const cached = fromCache(req, hit);
+          const cached = responseFromCache(req, hit);
           return { result: cached, chargeMicros: chargeFor(cached) };
         }
         const wanted = { ...req, formats: missing };
