@@ -1,1 +1,9 @@
-export {};
+export * from "./config.ts";
+export * from "./controller.ts";
+export * from "./leader.ts";
+export * from "./load.ts";
+export * from "./metrics.ts";
+export * from "./operator.ts";
+export * from "./resources.ts";
+export * from "./sizing.ts";
+export * from "./spec.ts";

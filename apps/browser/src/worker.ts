@@ -15,6 +15,7 @@ import type { BrowserTask, FetchReply, MapReply, SessionOpenReply, TaskReply } f
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
+import { listenForDrain } from "./drain.ts";
 import { runFetchTask } from "./fetch-task.ts";
 import { startGuardProxy } from "./guard-proxy.ts";
 import { JobContexts } from "./job-contexts.ts";
@@ -144,6 +145,12 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   });
   await publishState(0);
   const heartbeat = setInterval(() => void publishState(loops.busy()), 5000);
+  // The operator drains a pod before a scale-down removes it: no new tasks, held ones and sessions go on.
+  const drainSub = listenForDrain(nc, workerId, async () => {
+    draining = true;
+    await publishState(loops.busy());
+    void loops.drain();
+  });
 
   let server: Server | undefined;
   let metricsUrl: string | undefined;
@@ -172,6 +179,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     async stop() {
       draining = true;
       clearInterval(heartbeat);
+      drainSub.unsubscribe();
       await publishState(loops.busy());
       await Promise.all([loops.drain(), sessions.closeAll("worker_stopping")]);
       await jobContexts.closeAll();

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { encodeJson, runTask, TASK_SUBJECT } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import type {
-  BatchRequest,
   CrawlRequest,
   FetchReply,
   FetchTask,

@@ -23,3 +23,10 @@ export const JOBS_CONSUMER = "jobs";
 export const RESULTS_ACK_WAIT_MS = 30_000;
 /** Core NATS nudge: "a job was created or cancelled, look now" (the jobs program also polls). */
 export const JOBS_WAKE_SUBJECT = "fleet.jobs.wake";
+
+/**
+ * The core-NATS subject on which the operator tells one worker to drain before a scale-down removes its
+ * pod: stop pulling tasks, finish the held ones, keep serving live sessions until they end. The worker
+ * id is the pod name (WORKER_ID from metadata.name), a valid subject token.
+ */
+export const drainSubject = (workerId: string) => `fleet.workers.${workerId}.drain`;

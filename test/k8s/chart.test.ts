@@ -1,0 +1,326 @@
+/**
+ * The Helm chart: helm lint; helm template with default and non-default values through kubeconform
+ * -strict (schemas generated from the test API server's OpenAPI plus our CRD); the rendered chart applied
+ * to a real API server; and the operator run with the chart's own ServiceAccount and RBAC, which proves
+ * the Role is enough, while SubjectAccessReviews show it is no more than needed.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { connectBus, ensureTaskQueue, type LocalNats, startLocalNats } from "@browserfleet/bus";
+import yaml from "js-yaml";
+import {
+  applyObject,
+  ensureKubeTools,
+  type KubeCluster,
+  ROOT,
+  run,
+  startKubeCluster,
+  TOOLS_BIN,
+  tool,
+  waitFor,
+} from "../helpers/kube.ts";
+import { type OperatorProc, startOperatorProcess } from "../helpers/kube-fleet.ts";
+import { writeKubeconformSchemas } from "../helpers/kube-schemas.ts";
+
+const CHART = join(ROOT, "charts/browserfleet");
+const KUBE_VERSION = "1.34.4";
+const CRD_FILE = join(ROOT, "crds/browserpools.browserfleet.dev.yaml");
+const tools = await ensureKubeTools("all");
+
+// biome-ignore lint/suspicious/noExplicitAny: rendered manifests
+type Obj = any;
+
+/** Values that change most switches from their defaults. */
+const NON_DEFAULT = {
+  images: {
+    api: { repository: "example/api", tag: "1.2.3" },
+    pullPolicy: "Always",
+    pullSecrets: [{ name: "regcred" }],
+  },
+  config: { X402_PAY_TO: "0x0000000000000000000000000000000000000001", CACHE_SCOPE: "account" },
+  api: { replicas: 3, service: { type: "LoadBalancer", port: 8080 } },
+  operator: { clusterWide: true, reconcilePeriodSeconds: 2 },
+  browserPool: {
+    name: "fast",
+    slotsPerPod: 8,
+    minReplicas: 2,
+    maxReplicas: 40,
+    nodeSelector: { pool: "browsers" },
+    tolerations: [{ key: "browsers", operator: "Exists", effect: "NoSchedule" }],
+  },
+  nats: { url: "nats://nats.messaging:4222" },
+  postgres: { url: "postgres://fleet:secret@db.data:5432/fleet" },
+  ingress: {
+    enabled: true,
+    className: "nginx",
+    host: "fleet.example.com",
+    tls: [{ hosts: ["fleet.example.com"], secretName: "fleet-tls" }],
+  },
+  networkPolicy: {
+    extraEgress: [{ to: [{ ipBlock: { cidr: "10.20.0.0/16" } }], ports: [{ protocol: "TCP", port: 4222 }] }],
+    metricsFromNamespaces: { "kubernetes.io/metadata.name": "monitoring" },
+  },
+  monitoring: { force: true, serviceMonitor: { labels: { release: "prom" } } },
+};
+
+describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
+  let cluster: KubeCluster;
+  let dir: string;
+  let schemaLocation: string;
+  const helm = (...args: string[]) => run(tool("helm"), args, { timeoutMs: 120_000 });
+  const render = async (ns: string, valuesFile?: string) =>
+    (
+      await helm(
+        "template",
+        "bf",
+        CHART,
+        "--namespace",
+        ns,
+        "--kube-version",
+        KUBE_VERSION,
+        ...(valuesFile ? ["-f", valuesFile] : []),
+      )
+    ).stdout;
+  const docs = (text: string): Obj[] =>
+    (yaml.loadAll(text) as Obj[]).filter((d) => d && typeof d === "object");
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "bf-chart-"));
+    await writeFile(join(dir, "non-default.yaml"), yaml.dump(NON_DEFAULT));
+    cluster = await startKubeCluster({ nodes: 1 });
+    const crd = yaml.load(readFileSync(CRD_FILE, "utf8"));
+    schemaLocation = await writeKubeconformSchemas(
+      cluster,
+      join(TOOLS_BIN, "..", "schemas", `v${KUBE_VERSION}`),
+      [crd],
+    );
+    await applyObject(cluster, crd);
+    await waitFor(
+      "the CRD to be served",
+      async () => (await cluster.api("GET", "/apis/browserfleet.dev/v1alpha1/browserpools")).status === 200,
+    );
+  });
+
+  after(async () => {
+    await cluster?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("passes helm lint with default and non-default values", async () => {
+    await helm("lint", CHART, "--strict", "--kube-version", KUBE_VERSION);
+    await helm(
+      "lint",
+      CHART,
+      "--strict",
+      "--kube-version",
+      KUBE_VERSION,
+      "-f",
+      join(dir, "non-default.yaml"),
+    );
+  });
+
+  it("refuses values that break values.schema.json", async () => {
+    await assert.rejects(
+      helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "browserPool.slotsPerPod=0"),
+      /slotsPerPod/,
+    );
+    await assert.rejects(
+      helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "nats.url=http://nope"),
+      /nats/,
+    );
+  });
+
+  it("renders only valid manifests (kubeconform -strict, Kubernetes schemas + our CRD)", async () => {
+    for (const [name, valuesFile] of [
+      ["default", undefined],
+      ["non-default", join(dir, "non-default.yaml")],
+    ] as const) {
+      const text = await render("fleet", valuesFile);
+      const file = join(dir, `rendered-${name}.yaml`);
+      await writeFile(file, `${text}\n---\n${readFileSync(CRD_FILE, "utf8")}`);
+      const { stdout } = await run(tool("kubeconform"), [
+        "-strict",
+        "-summary",
+        "-output",
+        "json",
+        "-schema-location",
+        schemaLocation,
+        // The Prometheus Operator's kinds have no schema here; their rules are checked by promtool.
+        "-skip",
+        "ServiceMonitor,PrometheusRule",
+        file,
+      ]);
+      const report = JSON.parse(stdout);
+      assert.equal(report.summary.invalid, 0, `${name}: ${stdout}`);
+      assert.equal(report.summary.errors, 0, `${name}: ${stdout}`);
+      assert.ok(report.summary.valid >= 15, `${name}: ${stdout}`);
+    }
+  });
+
+  it("renders what the values ask for", async () => {
+    const def = docs(await render("fleet"));
+    const kinds = (list: Obj[]) => list.map((d) => d.kind);
+    assert.ok(
+      !kinds(def).includes("ServiceMonitor"),
+      "no ServiceMonitor without the Prometheus Operator CRDs",
+    );
+    assert.ok(!kinds(def).includes("Ingress"));
+    assert.ok(kinds(def).includes("StatefulSet"), "in-cluster NATS and PostgreSQL by default");
+    const pool = def.find((d) => d.kind === "BrowserPool");
+    assert.equal(pool.spec.image, "browserfleet/browser:0.1.0");
+    const np = def.find((d) => d.kind === "NetworkPolicy");
+    const internet = np.spec.egress.at(-1).to[0].ipBlock;
+    assert.equal(internet.cidr, "0.0.0.0/0");
+    for (const c of ["169.254.0.0/16", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"])
+      assert.ok(internet.except.includes(c), c);
+    for (const d of def.filter((x) => x.kind === "Deployment")) {
+      const pod = d.spec.template.spec;
+      assert.equal(pod.securityContext.runAsNonRoot, true, d.metadata.name);
+      for (const c of pod.containers) {
+        assert.equal(c.securityContext.readOnlyRootFilesystem, true, c.name);
+        assert.ok(c.readinessProbe && c.livenessProbe && c.resources.requests, c.name);
+      }
+    }
+    // With the Prometheus Operator's API in the cluster, the monitoring objects appear without force.
+    const withCrds = docs(
+      (
+        await helm(
+          "template",
+          "bf",
+          CHART,
+          "--namespace",
+          "fleet",
+          "--kube-version",
+          KUBE_VERSION,
+          "--api-versions",
+          "monitoring.coreos.com/v1",
+        )
+      ).stdout,
+    );
+    assert.equal(withCrds.filter((d) => d.kind === "ServiceMonitor").length, 4);
+    assert.equal(withCrds.filter((d) => d.kind === "PrometheusRule").length, 1);
+    const other = docs(await render("fleet", join(dir, "non-default.yaml")));
+    for (const k of ["ServiceMonitor", "PrometheusRule", "Ingress", "ClusterRole"])
+      assert.ok(kinds(other).includes(k), k);
+    assert.ok(!kinds(other).includes("StatefulSet"), "external NATS and PostgreSQL");
+    const rule = other.find((d) => d.kind === "PrometheusRule");
+    assert.ok(rule.spec.groups[0].rules.length >= 5);
+    const dash = other.find((d) => d.kind === "ConfigMap" && d.metadata.name.endsWith("dashboard"));
+    const panels = JSON.parse(dash.data["browserfleet.json"]).panels.map((p: Obj) => p.title);
+    for (const t of [
+      "Request rate by route",
+      "Scrape duration by format (p95)",
+      "Live sessions",
+      "Cache hit ratio",
+    ])
+      assert.ok(panels.includes(t), t);
+  });
+
+  it("applies to a real API server, and the operator runs on the chart's RBAC alone", async () => {
+    const ns = "fleet";
+    assert.ok((await cluster.api("POST", "/api/v1/namespaces", { metadata: { name: ns } })).status < 300);
+    let nats: LocalNats | undefined;
+    let natsDir: string | undefined;
+    let op: OperatorProc | undefined;
+    try {
+      // External NATS and PostgreSQL (no volumes on fake nodes), everything else at its default.
+      const values = join(dir, "external.yaml");
+      await writeFile(
+        values,
+        yaml.dump({
+          nats: { url: "nats://nats.example:4222" },
+          postgres: { url: "postgres://u:p@db.example/x" },
+        }),
+      );
+      const objs = docs(await render(ns, values));
+      for (const o of objs)
+        await applyObject(cluster, {
+          ...o,
+          metadata: { ...o.metadata, namespace: o.metadata.namespace ?? ns },
+        });
+      for (const name of ["bf-browserfleet-api", "bf-browserfleet-jobs", "bf-browserfleet-operator"])
+        await waitFor(
+          `${name} ready on the KWOK node`,
+          async () => {
+            const d = (await cluster.api("GET", `/apis/apps/v1/namespaces/${ns}/deployments/${name}`)).body;
+            return d.status?.readyReplicas === d.spec?.replicas;
+          },
+          90_000,
+        );
+
+      // The operator as the chart's ServiceAccount.
+      const tok = await cluster.api(
+        "POST",
+        `/api/v1/namespaces/${ns}/serviceaccounts/bf-browserfleet-operator/token`,
+        {
+          apiVersion: "authentication.k8s.io/v1",
+          kind: "TokenRequest",
+          spec: { expirationSeconds: 3600 },
+        },
+      );
+      assert.equal(tok.status, 201, JSON.stringify(tok.body));
+      const kubeconfig = await cluster.kubeconfigFor(tok.body.status.token, "operator-sa");
+      natsDir = await mkdtemp(join(tmpdir(), "bf-chart-nats-"));
+      nats = await startLocalNats({ dataDir: natsDir });
+      const nc = await connectBus({ servers: nats.url, name: "chart-test" });
+      await ensureTaskQueue(nc, { maxPending: 100, ackWaitMs: 30_000 });
+      await nc.close();
+      op = await startOperatorProcess({
+        KUBECONFIG_PATH: kubeconfig,
+        NATS_URL: nats.url,
+        POD_NAME: "chart-operator",
+        POD_NAMESPACE: ns,
+        WATCH_NAMESPACE: ns,
+        LEASE_NAME: "bf-browserfleet-operator",
+      });
+      const pool = await waitFor(
+        "the default pool reconciled by the SA-run operator",
+        async () => {
+          const p = (
+            await cluster.api("GET", `/apis/browserfleet.dev/v1alpha1/namespaces/${ns}/browserpools/default`)
+          ).body;
+          return p.status?.conditions?.find((c: Obj) => c.type === "Ready")?.status === "True"
+            ? p
+            : undefined;
+        },
+        90_000,
+      );
+      assert.equal(pool.status.desiredReplicas, 1);
+      const dep = (await cluster.api("GET", `/apis/apps/v1/namespaces/${ns}/deployments/default-browser`))
+        .body;
+      assert.equal(dep.spec.template.spec.containers[0].envFrom[0].secretRef.name, "bf-browserfleet-nats");
+      assert.equal(
+        await op.metric("browserfleet_operator_reconciles_total", { result: "error" }),
+        0,
+        op.output(),
+      );
+
+      // Least privilege: what the ServiceAccount may and may not do.
+      const can = async (verb: string, resource: string, group = "", namespace = ns) => {
+        const r = await cluster.api("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SubjectAccessReview",
+          spec: {
+            user: `system:serviceaccount:${ns}:bf-browserfleet-operator`,
+            groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"],
+            resourceAttributes: { verb, resource, group, namespace },
+          },
+        });
+        return r.body.status.allowed === true;
+      };
+      assert.equal(await can("patch", "deployments", "apps"), true);
+      assert.equal(await can("delete", "deployments", "apps"), false);
+      assert.equal(await can("get", "secrets"), false);
+      assert.equal(await can("list", "browserpools", "browserfleet.dev", "other"), false);
+      assert.equal(await can("create", "browserpools", "browserfleet.dev"), false);
+    } finally {
+      await op?.stop();
+      await nats?.stop();
+      if (natsDir) await rm(natsDir, { recursive: true, force: true });
+    }
+  });
+});
