@@ -82,6 +82,9 @@ describe("json format", () => {
     assert.equal(r.body.errors.json.code, "llm_failed");
     assert.match(r.body.errors.json.message, /503.*model is loading/);
     assert.equal(await balanceOf(key), 1_000_000);
+    const metrics = await (await fetch(`${stack.api.url}/metrics`)).text();
+    const refunded = Number(/fleet_refunded_micros_total\{route="scrape"\} (\d+)/.exec(metrics)?.[1] ?? 0);
+    assert.ok(refunded >= 3_000, `the held price comes back and is counted (${refunded})`);
   });
 
   test("json needs a key, something to extract, and a usable schema", async () => {

@@ -30,6 +30,12 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["route", "payer"],
       registers: [registry],
     }),
+    refunded: new Counter({
+      name: "fleet_refunded_micros_total",
+      help: "Money held for calls and given back (work that failed or came out cheaper than quoted), in micro-dollars, by route",
+      labelNames: ["route"],
+      registers: [registry],
+    }),
     formatsRendered: new Counter({
       name: "fleet_scrape_formats_total",
       help: "Formats requested in scrapes, by format and outcome",

@@ -170,12 +170,15 @@ export async function payFor<T>(ctx: ApiContext, caller: Caller, call: PaidCall<
       done = await call.work({ kind: "account", accountId });
     } catch (err) {
       await settleHold(ctx.db.db, hold.holdId, 0, "the call failed");
+      ctx.metrics.refunded.inc({ route: call.route }, call.quote.micros);
       void usage(statusOf(err), 0, { accountId });
       throw err;
     }
     const settled = await settleHold(ctx.db.db, hold.holdId, done.chargeMicros);
     const charged = settled?.capturedMicros ?? 0;
     ctx.metrics.charged.inc({ route: call.route, payer: "account" }, charged);
+    if (call.quote.micros > charged)
+      ctx.metrics.refunded.inc({ route: call.route }, call.quote.micros - charged);
     caller.setHeader("X-Charged-Usd", usd(charged));
     void usage(200, charged, { accountId });
     return done.result;
