@@ -112,107 +112,67 @@ export function decideReplicas(input: {
   const history = [...input.history.filter((r) => now - r.at <= keepMs && r.at <= now)];
   history.push({ at: now, replicas: recommended });
   const max = Math.max(p.minReplicas, p.maxReplicas);
+  const decision = (desired: number, reason: SizingDecision["reason"], message: string): SizingDecision => ({
+    desired,
+    recommended,
+    demand,
+    wanted,
+    history,
+    reason,
+    message,
+  });
   const loadWords = `${demand} slots in demand (${input.load.pending} waiting) at ${p.slotsPerPod} slots per pod and ${p.targetUtilizationPercent}% target`;
 
   if (current < p.minReplicas)
-    return {
-      desired: p.minReplicas,
-      recommended,
-      demand,
-      wanted,
-      history,
-      reason: "min_replicas",
-      message: `below minReplicas ${p.minReplicas}`,
-    };
-  if (current > max)
-    return {
-      desired: max,
-      recommended,
-      demand,
-      wanted,
-      history,
-      reason: "max_replicas",
-      message: `above maxReplicas ${max}`,
-    };
+    return decision(p.minReplicas, "min_replicas", `below minReplicas ${p.minReplicas}`);
+  if (current > max) return decision(max, "max_replicas", `above maxReplicas ${max}`);
 
   const within = (seconds: number) => history.filter((r) => now - r.at <= seconds * 1000);
   if (recommended > current) {
     const floor = Math.min(...within(p.scaleUp.stabilizationSeconds).map((r) => r.replicas));
     const stabilized = Math.max(current, floor);
     if (stabilized === current)
-      return {
-        desired: current,
-        recommended,
-        demand,
-        wanted,
-        history,
-        reason: "stabilizing",
-        message: `${loadWords} asks for ${recommended} pods; waiting out the ${p.scaleUp.stabilizationSeconds} s scale-up window`,
-      };
+      return decision(
+        current,
+        "stabilizing",
+        `${loadWords} asks for ${recommended} pods; waiting out the ${p.scaleUp.stabilizationSeconds} s scale-up window`,
+      );
     const desired = Math.min(stabilized, current + p.scaleUp.maxStepPods);
     if (desired < stabilized)
-      return {
+      return decision(
         desired,
-        recommended,
-        demand,
-        wanted,
-        history,
-        reason: "step_limited",
-        message: `${loadWords} asks for ${stabilized} pods; adding at most ${p.scaleUp.maxStepPods} per step`,
-      };
-    return {
+        "step_limited",
+        `${loadWords} asks for ${stabilized} pods; adding at most ${p.scaleUp.maxStepPods} per step`,
+      );
+    return decision(
       desired,
-      recommended,
-      demand,
-      wanted,
-      history,
-      reason: recommended === max && desired === max ? "max_replicas" : "load",
-      message: `${loadWords} needs ${desired} pods${recommended === max ? ` (maxReplicas ${max})` : ""}`,
-    };
+      recommended === max && desired === max ? "max_replicas" : "load",
+      `${loadWords} needs ${desired} pods${recommended === max ? ` (maxReplicas ${max})` : ""}`,
+    );
   }
   if (recommended < current) {
     const ceiling = Math.max(...within(p.scaleDown.stabilizationSeconds).map((r) => r.replicas));
     const stabilized = Math.min(current, ceiling);
     if (stabilized === current)
-      return {
-        desired: current,
-        recommended,
-        demand,
-        wanted,
-        history,
-        reason: "stabilizing",
-        message: `${loadWords} asks for ${recommended} pods; keeping ${current}, the peak of the last ${p.scaleDown.stabilizationSeconds} s`,
-      };
+      return decision(
+        current,
+        "stabilizing",
+        `${loadWords} asks for ${recommended} pods; keeping ${current}, the peak of the last ${p.scaleDown.stabilizationSeconds} s`,
+      );
     const desired = Math.max(stabilized, current - p.scaleDown.maxStepPods);
     if (desired > stabilized)
-      return {
+      return decision(
         desired,
-        recommended,
-        demand,
-        wanted,
-        history,
-        reason: "step_limited",
-        message: `${loadWords} asks for ${stabilized} pods; removing at most ${p.scaleDown.maxStepPods} per step`,
-      };
-    return {
+        "step_limited",
+        `${loadWords} asks for ${stabilized} pods; removing at most ${p.scaleDown.maxStepPods} per step`,
+      );
+    return decision(
       desired,
-      recommended,
-      demand,
-      wanted,
-      history,
-      reason: desired === p.minReplicas ? "min_replicas" : "load",
-      message: `${loadWords} needs ${desired} pods${desired === p.minReplicas ? ` (minReplicas ${p.minReplicas})` : ""}`,
-    };
+      desired === p.minReplicas ? "min_replicas" : "load",
+      `${loadWords} needs ${desired} pods${desired === p.minReplicas ? ` (minReplicas ${p.minReplicas})` : ""}`,
+    );
   }
-  return {
-    desired: current,
-    recommended,
-    demand,
-    wanted,
-    history,
-    reason: "steady",
-    message: `${loadWords} is served by ${current} pods`,
-  };
+  return decision(current, "steady", `${loadWords} is served by ${current} pods`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
