@@ -3,7 +3,7 @@ import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
 
 export type { MainContentStatus };
 
-import { removeNeverContent } from "./extract/whole-page.ts";
+import { removeNavigationChrome, removeNeverContent } from "./extract/whole-page.ts";
 import { collapseSpaces, parseDocument } from "./parse.ts";
 import { excludeElements, includeElements } from "./selectors.ts";
 import { convertInPlace, createService } from "./service.ts";
@@ -50,6 +50,8 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
   if (opts.includeTags?.length) includeElements(body, opts.includeTags);
   if (!extract) {
     removeNeverContent(body);
+    // What the caller picked with includeTags stays, chrome or not.
+    if (!opts.includeTags?.length) removeNavigationChrome(body);
     return { root, title, baseHref: meta.baseHref };
   }
   const main = extractMainContent(root);

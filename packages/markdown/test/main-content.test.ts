@@ -132,15 +132,18 @@ describe("onlyMainContent on other page shapes", () => {
 describe("whole page", () => {
   const { markdown } = htmlToMarkdown(news, { baseUrl });
 
-  it("keeps navigation, related links, comments and footer: all visible text", () => {
-    for (const text of [
-      "[News](https://example.com/news)",
-      "Related stories",
-      "Went there on Sunday",
-      "About us",
-    ]) {
+  it("keeps the text around the article, related links and comments, but not link-only menus", () => {
+    for (const text of ["Related stories", "Went there on Sunday"]) {
       assert.ok(markdown.includes(text), `missing ${JSON.stringify(text)}`);
     }
+    for (const text of ["[News](https://example.com/news)", "About us"]) {
+      assert.ok(!markdown.includes(text), `kept ${JSON.stringify(text)}`);
+    }
+  });
+
+  it("keeps navigation the caller picks with includeTags", () => {
+    const picked = htmlToMarkdown(news, { baseUrl, includeTags: ["nav.main-nav"] }).markdown;
+    assert.ok(picked.includes("[News](https://example.com/news)"));
   });
 
   it("drops what is never content: consent banner, skip link, share buttons, ad slots", () => {
