@@ -178,7 +178,11 @@ describe("POST /web/v1/scrape options", () => {
   it("onlyMainContent keeps the article and drops navigation and footer; tags pick and drop parts", async () => {
     const whole = await scrape({ url: `${site}/article` });
     assert.match(whole.body.data.markdown, /Fixture footer/);
-    assert.doesNotMatch(whole.body.data.markdown, /\[Page Two\]/, "a link-only menu outside the article is chrome");
+    assert.doesNotMatch(
+      whole.body.data.markdown,
+      /\[Page Two\]/,
+      "a link-only menu outside the article is chrome",
+    );
     assert.equal(whole.body.metadata.mainContent, undefined);
 
     const main = await scrape({ url: `${site}/article`, onlyMainContent: true });
