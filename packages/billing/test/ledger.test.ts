@@ -54,7 +54,9 @@ test("a key is shown once and only its hash is stored; revoked keys are told apa
     accountId,
     prefix: issued.prefix,
   });
-  assert.equal((await findKey(db(), `${issued.key.slice(0, -1)}x`)).status, "unknown");
+  // Another last character (a fixed "x" was the same key whenever the key ended in x).
+  const other = issued.key.endsWith("x") ? "y" : "x";
+  assert.equal((await findKey(db(), `${issued.key.slice(0, -1)}${other}`)).status, "unknown");
   assert.equal(await revokeKey(db(), issued.keyId), true);
   assert.equal(await revokeKey(db(), issued.keyId), false);
   assert.equal((await findKey(db(), issued.key)).status, "revoked");
