@@ -1,29 +1,11 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { searchRequest } from "@browserfleet/contracts";
-import {
-  FAKE_KEYS,
-  type FakeSearchProviders,
-  startFakeSearchProviders,
-} from "../../../test/helpers/fake-search-providers.ts";
-import { braveProvider, runSearch, SearchProviderError } from "../src/index.ts";
+import { describe, it } from "node:test";
+import { FAKE_KEYS } from "../../../test/helpers/fake-search-providers.ts";
+import { braveProvider, SearchProviderError } from "../src/index.ts";
+import { adapterHarness } from "./harness.ts";
 
-let fake: FakeSearchProviders;
-before(async () => {
-  fake = await startFakeSearchProviders();
-});
-after(() => fake?.close());
-
-const limits = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms), maxBytes: 100_000 });
-const brave = (apiKey = FAKE_KEYS.brave) => braveProvider({ apiKey, baseUrl: fake.braveUrl });
-const search = (body: Record<string, unknown>, provider = brave(), ms?: number) =>
-  runSearch(provider, searchRequest.parse(body), limits(ms));
-/** The requests one search made. */
-async function traced(body: Record<string, unknown>) {
-  const before = fake.requestsOf("brave").length;
-  const result = await search(body);
-  return { result, requests: fake.requestsOf("brave").slice(before) };
-}
+const brave = (apiKey = FAKE_KEYS.brave) => braveProvider({ apiKey, baseUrl: fake().braveUrl });
+const { fake, search, traced } = adapterHarness("brave", () => brave());
 
 describe("Brave Search adapter", () => {
   it("sends q, count, the key header and plain-text options; reads titles, snippets and page_age", async () => {

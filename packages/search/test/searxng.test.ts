@@ -1,27 +1,11 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { searchRequest } from "@browserfleet/contracts";
-import {
-  type FakeSearchProviders,
-  startFakeSearchProviders,
-} from "../../../test/helpers/fake-search-providers.ts";
-import { runSearch, SearchProviderError, searxngProvider, searxTimeRange } from "../src/index.ts";
+import { describe, it } from "node:test";
+import { SearchProviderError, searxngProvider, searxTimeRange } from "../src/index.ts";
+import { adapterHarness } from "./harness.ts";
 
-let fake: FakeSearchProviders;
-before(async () => {
-  fake = await startFakeSearchProviders();
-});
-after(() => fake?.close());
-
-const limits = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms), maxBytes: 100_000 });
-const searx = () => searxngProvider({ baseUrl: `${fake.searxngUrl}/` });
-const search = (body: Record<string, unknown>, ms?: number) =>
-  runSearch(searx(), searchRequest.parse(body), limits(ms));
-async function traced(body: Record<string, unknown>) {
-  const before = fake.requestsOf("searxng").length;
-  const result = await search(body);
-  return { result, requests: fake.requestsOf("searxng").slice(before) };
-}
+const { fake, search, traced } = adapterHarness("searxng", (f) =>
+  searxngProvider({ baseUrl: `${f.searxngUrl}/` }),
+);
 
 describe("SearXNG adapter", () => {
   it("asks /search with format=json and reads pages (pageno) until limit, without repeats", async () => {
@@ -110,7 +94,7 @@ describe("SearXNG adapter", () => {
     ];
     for (const [body, message, ms] of cases) {
       await assert.rejects(
-        () => search(body, ms),
+        () => search(body, undefined, ms),
         (err: unknown) => {
           assert.ok(err instanceof SearchProviderError, String(err));
           assert.match(err.message, message);
@@ -126,10 +110,7 @@ describe("SearXNG adapter", () => {
       () => search({ query: "forbidden" }),
       /searxng answered HTTP 403: forbidden; is the json format enabled .*search\.formats/,
     );
-    const wrongPath = searxngProvider({ baseUrl: `${fake.url}/searxng-missing` });
-    await assert.rejects(
-      () => runSearch(wrongPath, searchRequest.parse({ query: "x" }), limits()),
-      /searxng answered HTTP 404/,
-    );
+    const wrongPath = searxngProvider({ baseUrl: `${fake().url}/searxng-missing` });
+    await assert.rejects(() => search({ query: "x" }, wrongPath), /searxng answered HTTP 404/);
   });
 });

@@ -1,28 +1,11 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { searchRequest } from "@browserfleet/contracts";
-import {
-  FAKE_KEYS,
-  type FakeSearchProviders,
-  startFakeSearchProviders,
-} from "../../../test/helpers/fake-search-providers.ts";
-import { runSearch, SearchProviderError, tavilyProvider } from "../src/index.ts";
+import { describe, it } from "node:test";
+import { FAKE_KEYS } from "../../../test/helpers/fake-search-providers.ts";
+import { SearchProviderError, tavilyProvider } from "../src/index.ts";
+import { adapterHarness } from "./harness.ts";
 
-let fake: FakeSearchProviders;
-before(async () => {
-  fake = await startFakeSearchProviders();
-});
-after(() => fake?.close());
-
-const limits = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms), maxBytes: 100_000 });
-const tavily = (apiKey = FAKE_KEYS.tavily) => tavilyProvider({ apiKey, baseUrl: fake.tavilyUrl });
-const search = (body: Record<string, unknown>, provider = tavily(), ms?: number) =>
-  runSearch(provider, searchRequest.parse(body), limits(ms));
-async function traced(body: Record<string, unknown>) {
-  const before = fake.requestsOf("tavily").length;
-  const result = await search(body);
-  return { result, requests: fake.requestsOf("tavily").slice(before) };
-}
+const tavily = (apiKey = FAKE_KEYS.tavily) => tavilyProvider({ apiKey, baseUrl: fake().tavilyUrl });
+const { fake, search, traced } = adapterHarness("tavily", () => tavily());
 
 describe("Tavily adapter", () => {
   it("POSTs /search with the Bearer key, max_results and no extras; reads content, score and published_date", async () => {
