@@ -132,11 +132,8 @@ export function browserDeployment(pool: BrowserPool, spec: BrowserPoolSpec, repl
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: {
-      name: deploymentName(name),
-      namespace: pool.metadata.namespace,
-      labels,
+      ...ownedMetadata(pool),
       annotations: { [HASH_ANNOTATION]: hash },
-      ownerReferences: [ownerRef(pool)],
     },
     spec: {
       replicas,
@@ -147,18 +144,23 @@ export function browserDeployment(pool: BrowserPool, spec: BrowserPoolSpec, repl
   };
 }
 
+/** Name, namespace, labels and owner of everything the operator makes for a pool (all share one name). */
+function ownedMetadata(pool: BrowserPool) {
+  return {
+    name: deploymentName(pool.metadata.name),
+    namespace: pool.metadata.namespace,
+    labels: poolLabels(pool.metadata.name),
+    ownerReferences: [ownerRef(pool)],
+  };
+}
+
 /** A headless Service over the pool's pods: their /metrics for Prometheus. */
 export function browserService(pool: BrowserPool, spec: BrowserPoolSpec): V1Service {
   const name = pool.metadata.name;
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: {
-      name: deploymentName(name),
-      namespace: pool.metadata.namespace,
-      labels: poolLabels(name),
-      ownerReferences: [ownerRef(pool)],
-    },
+    metadata: ownedMetadata(pool),
     spec: {
       clusterIP: "None",
       selector: selectorLabels(name),
@@ -173,12 +175,7 @@ export function browserPdb(pool: BrowserPool): V1PodDisruptionBudget {
   return {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
-    metadata: {
-      name: deploymentName(name),
-      namespace: pool.metadata.namespace,
-      labels: poolLabels(name),
-      ownerReferences: [ownerRef(pool)],
-    },
+    metadata: ownedMetadata(pool),
     spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(name) } },
   };
 }
