@@ -4,8 +4,8 @@ import { discoverSitemapUrls, type SiteFetcher, siteScope } from "@browserfleet/
 import { parseAllowList } from "@browserfleet/ssrf";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type GuardProxy, startGuardProxy } from "../../apps/browser/src/guard-proxy.ts";
-import { guardedFetch } from "../../apps/browser/src/guarded-fetch.ts";
+import { type GuardProxy, startGuardProxy } from "../../apps/browser/src/net/guard-proxy.ts";
+import { guardedFetch } from "../../apps/browser/src/net/guarded-fetch.ts";
 import { MAPSITE_HUGE_COUNT } from "../fixture-site/sitemaps.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 

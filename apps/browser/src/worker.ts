@@ -16,14 +16,16 @@ import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { listenForDrain } from "./drain.ts";
-import { runFetchTask } from "./fetch-task.ts";
-import { startGuardProxy } from "./guard-proxy.ts";
-import { JobContexts } from "./job-contexts.ts";
-import { runMapTask } from "./map-task.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
-import { runPageTask } from "./page-task.ts";
-import { newTaskContext, runScrape, type ScrapeHooks } from "./scrape.ts";
+import { startGuardProxy } from "./net/guard-proxy.ts";
+import { newTaskContext } from "./page/context.ts";
+import { JobContexts } from "./page/job-contexts.ts";
 import { SessionHost } from "./session/host.ts";
+import { runFetchTask } from "./tasks/fetch.ts";
+import type { ScrapeHooks } from "./tasks/hooks.ts";
+import { runMapTask } from "./tasks/map.ts";
+import { runPageTask } from "./tasks/page.ts";
+import { runScrape } from "./tasks/scrape.ts";
 
 export interface BrowserWorkerOptions {
   natsUrl: string;

@@ -7,7 +7,7 @@ import { type FixtureSite, startFixtureSite } from "../../../test/fixture-site/s
 import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
 import type { Control } from "../src/formats/controls-tree.ts";
 import { readControls } from "../src/formats/render.ts";
-import { type GuardProxy, startGuardProxy } from "../src/guard-proxy.ts";
+import { type GuardProxy, startGuardProxy } from "../src/net/guard-proxy.ts";
 import { type RunActionsOptions, runActions } from "../src/session/actions.ts";
 
 describe("session actions on a live page", () => {

@@ -3,9 +3,9 @@ import { createServer, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { parseAllowList } from "@browserfleet/ssrf";
-import { type GuardProxy, startGuardProxy } from "../src/guard-proxy.ts";
-import { guardedFetch, gunzipBounded } from "../src/guarded-fetch.ts";
-import { TaskFailure } from "../src/scrape.ts";
+import { BrowserError } from "../src/errors.ts";
+import { type GuardProxy, startGuardProxy } from "../src/net/guard-proxy.ts";
+import { guardedFetch, gunzipBounded } from "../src/net/guarded-fetch.ts";
 
 let server: Server;
 let base: string;
@@ -74,7 +74,7 @@ describe("guardedFetch", () => {
   test("a loopback target is refused unless the operator allowed it", async () => {
     await assert.rejects(
       guardedFetch(closed, `${base}/text`, { maxBytes: 1000, timeoutMs: 5000, overflow: "fail" }),
-      (err) => err instanceof TaskFailure && err.code === "ssrf_blocked",
+      (err) => err instanceof BrowserError && err.code === "ssrf_blocked",
     );
   });
 
@@ -88,7 +88,7 @@ describe("guardedFetch", () => {
     assert.equal(cut.truncated, true);
     await assert.rejects(
       guardedFetch(open, `${base}/big`, { maxBytes: 1000, timeoutMs: 5000, overflow: "fail" }),
-      (err) => err instanceof TaskFailure && err.code === "too_large",
+      (err) => err instanceof BrowserError && err.code === "too_large",
     );
   });
 

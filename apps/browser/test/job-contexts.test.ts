@@ -5,9 +5,10 @@ import type { ScrapeRequest } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { Browser } from "playwright-core";
 import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
-import { type GuardProxy, startGuardProxy } from "../src/guard-proxy.ts";
-import { type ContextLease, JobContexts } from "../src/job-contexts.ts";
-import { newTaskContext, runScrape } from "../src/scrape.ts";
+import { type GuardProxy, startGuardProxy } from "../src/net/guard-proxy.ts";
+import { newTaskContext } from "../src/page/context.ts";
+import { type ContextLease, JobContexts } from "../src/page/job-contexts.ts";
+import { runScrape } from "../src/tasks/scrape.ts";
 
 let server: Server;
 let base: string;

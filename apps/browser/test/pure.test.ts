@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { controlsFromSnapshot } from "../src/formats/controls-tree.ts";
-import { globToRegExp } from "../src/glob.ts";
+import { globToRegExp } from "../src/page/glob.ts";
 
 const box = (w = 10) => ({ x: 1, y: 2, width: w, height: 5 });
 const tree = [

@@ -1,6 +1,7 @@
 import type { Format, ScrapeRequest } from "@browserfleet/contracts";
 import { type MainContentStatus, MarkdownOptionError, sharedMarkdownPool } from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
+import { BrowserError, errorOf } from "../errors.ts";
 import { type Control, controlsFromSnapshot } from "./controls-tree.ts";
 import { collectLinks, cssPathOf, describeElements, visibleDocumentHtml } from "./in-page.ts";
 
@@ -68,7 +69,7 @@ async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatO
           excludeTags: req.excludeTags,
         })
         .catch((err: unknown) => {
-          throw err instanceof MarkdownOptionError ? new FormatError(err.code, err.message) : err;
+          throw err instanceof MarkdownOptionError ? new BrowserError(err.code, 422, err.message) : err;
         });
       if (result.mainContent) out.mainContent = result.mainContent;
       if (result.degraded) out.markdownDegraded = true;
@@ -94,7 +95,7 @@ async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatO
         }
       }
       if (results.every((r) => "error" in r))
-        throw new FormatError("invalid_selector", results.map((r) => r.error).join("; "));
+        throw new BrowserError("invalid_selector", 422, results.map((r) => r.error).join("; "));
       return results;
     }
     case "accessibility":
@@ -152,8 +153,9 @@ async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatO
     case "json":
       // Scrapes, batches and crawls never send json here (the api and the jobs program make it from
       // markdown); only a live session's formats can still ask for it.
-      throw new FormatError(
+      throw new BrowserError(
         "not_supported",
+        422,
         "the json format is not available in live sessions yet: ask for markdown here, or POST /web/v1/scrape with formats [json] on the page's URL",
       );
   }
@@ -176,24 +178,4 @@ export async function readControls(
     }),
   );
   return { controls, truncated: total > controls.length };
-}
-
-export class FormatError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function errorOf(err: unknown): { code: string; message: string } {
-  if (err instanceof FormatError) return { code: err.code, message: err.message };
-  const message = String((err as Error)?.message ?? err)
-    .split("\n")[0]!
-    .slice(0, 500);
-  if (/timeout/i.test(message)) return { code: "timeout", message };
-  if (/not a valid selector|Unexpected token|selector/i.test(message))
-    return { code: "invalid_selector", message };
-  return { code: "render_failed", message };
 }

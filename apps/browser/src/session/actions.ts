@@ -1,6 +1,6 @@
 import type { Action, ActionOutcome } from "@browserfleet/contracts";
 import type { CDPSession, Locator, Page, Request } from "playwright-core";
-import type { GuardProxy } from "../guard-proxy.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
 import { withSettle } from "./settle.ts";
 
 export interface RunActionsOptions {

@@ -13,10 +13,13 @@ import type {
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ChromiumKeeper } from "../chromium.ts";
-import { errorOf, renderFormats } from "../formats/render.ts";
-import type { GuardProxy } from "../guard-proxy.ts";
+import { errorOf, failureOf, isBrowserGone } from "../errors.ts";
+import { renderFormats } from "../formats/render.ts";
 import type { BrowserMetrics } from "../metrics.ts";
-import { failureOf, isBrowserGone, newTaskContext, openPage, pageFacts } from "../scrape.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import { newTaskContext } from "../page/context.ts";
+import { pageFacts } from "../page/facts.ts";
+import { openPage } from "../page/navigation.ts";
 import { runActions } from "./actions.ts";
 
 interface LiveSession {

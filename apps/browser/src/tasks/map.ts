@@ -7,9 +7,11 @@ import {
   siteScope,
 } from "@browserfleet/site";
 import type { Browser, BrowserContext } from "playwright-core";
-import type { GuardProxy } from "./guard-proxy.ts";
-import { guardedFetch } from "./guarded-fetch.ts";
-import { failureOf, newTaskContext, openPage, TaskFailure } from "./scrape.ts";
+import { BrowserError, failureOf } from "../errors.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import { guardedFetch } from "../net/guarded-fetch.ts";
+import { newTaskContext } from "../page/context.ts";
+import { openPage } from "../page/navigation.ts";
 
 /** The bounds of one map; `limit` (at most 5000) bounds the answer itself. */
 export const MAP_BOUNDS = {
@@ -45,7 +47,7 @@ async function renderLinks(
   deadline: number,
 ): Promise<RenderedPage> {
   const timeout = Math.min(MAP_BOUNDS.pageTimeoutMs, deadline - Date.now() - MAP_BOUNDS.settleMs - 500);
-  if (timeout < 1000) throw new TaskFailure("timeout", 504, "no time was left to render the page");
+  if (timeout < 1000) throw new BrowserError("timeout", 504, "no time was left to render the page");
   const req: ScrapeRequest = {
     url,
     formats: ["links"],
@@ -147,7 +149,7 @@ export async function runMapTask(browser: Browser, proxy: GuardProxy, task: MapT
       if (res.status >= 200 && res.status < 300) robotsTxt = res.body.toString("utf8");
     } catch (err) {
       siteError = err;
-      if (err instanceof TaskFailure && err.code === "ssrf_blocked" && proxy.refusalFor(start)) throw err;
+      if (err instanceof BrowserError && err.code === "ssrf_blocked" && proxy.refusalFor(start)) throw err;
       warnings.push(`${origin}/robots.txt: ${(err as Error).message}`);
     }
     return discoverSitemapUrls(fetcher, start, {

@@ -6,14 +6,15 @@ import {
   DocumentError,
   type DocumentType,
   fileNameOf,
-  looksLikeDocumentType,
   mimeOf,
   sniffDocument,
 } from "@browserfleet/documents";
-import type { BrowserContext, Page, Response } from "playwright-core";
-import type { GuardProxy } from "./guard-proxy.ts";
-import { type Fetched, guardedFetch } from "./guarded-fetch.ts";
-import { type ScrapeHooks, TaskFailure } from "./scrape.ts";
+import type { BrowserContext, Page } from "playwright-core";
+import { BrowserError } from "../errors.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import { type Fetched, guardedFetch } from "../net/guarded-fetch.ts";
+import type { DocumentCandidate } from "../page/document-watch.ts";
+import type { ScrapeHooks } from "./hooks.ts";
 
 /**
  * Documents without a browser: when a scrape's URL serves a PDF, Word, Excel, CSV or OpenDocument
@@ -25,66 +26,6 @@ import { type ScrapeHooks, TaskFailure } from "./scrape.ts";
 export const DEFAULT_DOCUMENT_MAX_BYTES = 25 * 1024 * 1024;
 /** Wall time one conversion may take (the api allows 30 s beyond the page's own wait for rendering). */
 export const DOCUMENT_TIME_BUDGET_MS = 20_000;
-
-/** A navigation that may have landed on a document, as openPage saw it. */
-export interface DocumentCandidate {
-  /** Final URL of the navigation, redirects followed. */
-  url: string;
-  status?: number;
-  contentType?: string;
-  /** The Content-Length the server declared, if any. */
-  contentLength?: number;
-  /** Chromium turned the navigation into a download: there is no page to fall back to. */
-  download: boolean;
-  /** The browser's response, whose body is the file itself when Chromium showed it as text. */
-  response?: Response;
-}
-
-/** Whether a request may take the document path at all. */
-export const documentsWanted = (req: ScrapeRequest) =>
-  req.url !== undefined && req.documents?.enabled !== false;
-
-const isDownloadError = (err: unknown) =>
-  /Download is starting/i.test((err as Error | undefined)?.message ?? "");
-
-/** Watches the main frame's navigation responses, to tell a document from a page (or a download). */
-export function watchNavigation(page: Page) {
-  let last: Response | undefined;
-  const onResponse = (r: Response) => {
-    try {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) last = r;
-    } catch {
-      // A response without a frame (a service worker's) is no navigation.
-    }
-  };
-  page.on("response", onResponse);
-  const candidate = (r: Response, download: boolean): DocumentCandidate => {
-    const headers = r.headers();
-    const length = Number.parseInt(headers["content-length"] ?? "", 10);
-    return {
-      url: r.url(),
-      status: r.status(),
-      contentType: headers["content-type"],
-      ...(Number.isFinite(length) ? { contentLength: length } : {}),
-      download,
-      response: r,
-    };
-  };
-  return {
-    stop: () => page.off("response", onResponse),
-    /** After a goto that succeeded: a document candidate when the response's headers say it may be one. */
-    fromResponse(response: Response | null): DocumentCandidate | undefined {
-      if (!response) return undefined;
-      const type = response.headers()["content-type"];
-      return looksLikeDocumentType(type, response.url()) ? candidate(response, false) : undefined;
-    },
-    /** After a goto that threw: a candidate when the navigation became a download. */
-    fromError(err: unknown, fallbackUrl: string): DocumentCandidate | undefined {
-      if (!isDownloadError(err)) return undefined;
-      return last ? candidate(last, true) : { url: fallbackUrl, download: true };
-    },
-  };
-}
 
 const LABELS: Record<DocumentType, string> = {
   pdf: "PDF",
@@ -170,7 +111,7 @@ export async function scrapeDocument(s: DocumentScrape): Promise<ScrapeResponse 
         headers: await requestHeaders(s.context, req, candidate.url),
       });
     } catch (err) {
-      if (err instanceof TaskFailure && err.code === "too_large") {
+      if (err instanceof BrowserError && err.code === "too_large") {
         return reply(s, {
           url: candidate.url,
           status: candidate.status,
@@ -192,7 +133,7 @@ export async function scrapeDocument(s: DocumentScrape): Promise<ScrapeResponse 
   const type = sniffDocument({ bytes, contentType, url });
   if (!type) {
     if (!candidate.download) return undefined;
-    throw new TaskFailure(
+    throw new BrowserError(
       "upstream_failed",
       502,
       `${url} is a file download (${mimeOf(contentType) || "no Content-Type"}), neither a page nor a document this service converts (PDF, Word .docx, Excel .xlsx, CSV, OpenDocument .odt/.ods)`,

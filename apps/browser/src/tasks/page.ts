@@ -4,8 +4,8 @@ import { linksInMarkdown } from "@browserfleet/site";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser, Page } from "playwright-core";
-import type { GuardProxy } from "./guard-proxy.ts";
-import type { JobContexts } from "./job-contexts.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import type { JobContexts } from "../page/job-contexts.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
 
 /** Every link target on the page as the browser resolved it (script-built links included). */

@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { ProxyAgent, request } from "undici";
+import { BrowserError } from "../errors.ts";
 import type { GuardProxy } from "./guard-proxy.ts";
-import { TaskFailure } from "./scrape.ts";
 
 /**
  * Fetches without a browser (documents, robots.txt, sitemaps) through the worker's SSRF guard proxy,
@@ -59,10 +59,10 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
       });
     } catch (err) {
       const refused = proxy.refusalFor(current);
-      if (refused) throw new TaskFailure("ssrf_blocked", 400, refused.message);
+      if (refused) throw new BrowserError("ssrf_blocked", 400, refused.message);
       if (signal.aborted)
-        throw new TaskFailure("timeout", 504, `no answer from ${current} within ${opts.timeoutMs} ms`);
-      throw new TaskFailure("upstream_failed", 502, `could not fetch ${current}: ${(err as Error).message}`);
+        throw new BrowserError("timeout", 504, `no answer from ${current} within ${opts.timeoutMs} ms`);
+      throw new BrowserError("upstream_failed", 502, `could not fetch ${current}: ${(err as Error).message}`);
     }
     const header = (name: string) => {
       const v = res.headers[name];
@@ -70,7 +70,7 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
     };
     if (res.statusCode === 403 && header("x-fleet-blocked")) {
       await res.body.dump();
-      throw new TaskFailure(
+      throw new BrowserError(
         "ssrf_blocked",
         400,
         proxy.refusalFor(current)?.message ??
@@ -94,7 +94,7 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
       if (bytes > opts.maxBytes) {
         if (opts.overflow === "fail") {
           res.body.destroy();
-          throw new TaskFailure("too_large", 413, `${current} is larger than ${opts.maxBytes} bytes`);
+          throw new BrowserError("too_large", 413, `${current} is larger than ${opts.maxBytes} bytes`);
         }
         chunks.push(chunk.subarray(0, chunk.length - (bytes - opts.maxBytes)));
         truncated = true;
@@ -111,7 +111,7 @@ export async function guardedFetch(proxy: GuardProxy, url: string, opts: FetchOp
       truncated,
     };
   }
-  throw new TaskFailure("upstream_failed", 502, `too many redirects from ${url}`);
+  throw new BrowserError("upstream_failed", 502, `too many redirects from ${url}`);
 }
 
 const CREDENTIAL_HEADERS = new Set(["cookie", "authorization", "proxy-authorization"]);

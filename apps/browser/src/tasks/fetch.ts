@@ -1,7 +1,7 @@
 import type { FetchReply, FetchTask } from "@browserfleet/contracts";
-import type { GuardProxy } from "./guard-proxy.ts";
-import { guardedFetch } from "./guarded-fetch.ts";
-import { failureOf } from "./scrape.ts";
+import { failureOf } from "../errors.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import { guardedFetch } from "../net/guarded-fetch.ts";
 
 /**
  * One small text resource (robots.txt) fetched without a browser through the SSRF guard: at most

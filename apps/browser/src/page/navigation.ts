@@ -1,0 +1,109 @@
+import type { ScrapeRequest } from "@browserfleet/contracts";
+import type { BrowserContext, Page, Request, Response } from "playwright-core";
+import { BrowserError, errorOf } from "../errors.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
+
+/**
+ * Open the page the request describes and wait for it to be ready. With `documents`, a navigation
+ * that lands on a document (by its Content-Type, or because Chromium made it a download) is returned
+ * as `document` instead, before any wait.selector: the caller converts it without the browser.
+ */
+export async function openPage(
+  context: BrowserContext,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  opts: { documents?: boolean; page?: Page } = {},
+): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
+  const page = opts.page ?? (await context.newPage());
+  try {
+    return await navigate(page, proxy, req, opts);
+  } catch (err) {
+    // The context may outlive this task (a job's shared one), so a failed page must not stay open in it.
+    await page.close().catch(() => {});
+    throw err;
+  }
+}
+
+async function navigate(
+  page: Page,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  opts: { documents?: boolean },
+): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
+  const watch = opts.documents && documentsWanted(req) ? watchNavigation(page) : undefined;
+  // Every hop of the main document, redirects included, to explain a refused navigation.
+  const hops: string[] = [];
+  const onRequest = (r: Request) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) hops.push(r.url());
+  };
+  page.on("request", onRequest);
+  try {
+    return await navigateWatched(page, proxy, req, hops, watch);
+  } finally {
+    // The page may serve another task of the same job: leave no listener behind.
+    page.off("request", onRequest);
+    watch?.stop();
+  }
+}
+
+async function navigateWatched(
+  page: Page,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  hops: string[],
+  watch: ReturnType<typeof watchNavigation> | undefined,
+): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
+  const refusal = () => hops.map((u) => proxy.refusalFor(u)).find((e) => e !== undefined);
+  const timeout = req.wait?.timeout ?? 30_000;
+  const until = req.wait?.until ?? "load";
+  const started = Date.now();
+  let response: Response | null = null;
+  try {
+    if (req.url) response = await page.goto(req.url, { waitUntil: until, timeout });
+    else await page.setContent(req.html ?? "", { waitUntil: until === "commit" ? "load" : until, timeout });
+  } catch (err) {
+    const refused = refusal();
+    if (refused) throw new BrowserError("ssrf_blocked", 400, refused.message);
+    const download = watch?.fromError(err, hops.at(-1) ?? req.url ?? "");
+    if (download) return { page, document: download };
+    const { code, message } = errorOf(err);
+    if (code === "timeout")
+      throw new BrowserError(
+        "timeout",
+        504,
+        `the page did not finish loading within ${timeout} ms (wait.until=${until})`,
+      );
+    throw new BrowserError("upstream_failed", 502, `could not load the page: ${message}`);
+  }
+  if (response && (await response.headerValue("x-fleet-blocked"))) {
+    throw new BrowserError(
+      "ssrf_blocked",
+      400,
+      refusal()?.message ?? `refusing to fetch ${response.url()}: it resolves to a blocked address`,
+    );
+  }
+  const document = watch?.fromResponse(response);
+  if (document) return { page, status: response?.status(), document };
+  await waitForSelector(page, req, timeout, started);
+  return { page, status: response?.status() };
+}
+
+/** The request's wait.selector, within what is left of the page's wait budget. */
+export async function waitForSelector(page: Page, req: ScrapeRequest, timeout: number, started: number) {
+  if (req.wait?.selector) {
+    const left = Math.max(100, timeout - (Date.now() - started));
+    try {
+      await page.locator(req.wait.selector).first().waitFor({ state: "visible", timeout: left });
+    } catch (err) {
+      const { code, message } = errorOf(err);
+      if (code === "timeout")
+        throw new BrowserError(
+          "timeout",
+          504,
+          `wait.selector ${req.wait.selector} did not appear within ${timeout} ms`,
+        );
+      throw new BrowserError("invalid_request", 400, `wait.selector: ${message}`);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import type { ScrapeRequest, ScrapeResponse, TaskReply } from "@browserfleet/contracts";
+import type { Browser, Page } from "playwright-core";
+import { failureOf } from "../errors.ts";
+import { renderFormats } from "../formats/render.ts";
+import type { GuardProxy } from "../net/guard-proxy.ts";
+import { addRequestCookies, freshContext } from "../page/context.ts";
+import { pageFacts } from "../page/facts.ts";
+import type { ContextLease } from "../page/job-contexts.ts";
+import { openPage, waitForSelector } from "../page/navigation.ts";
+import { scrapeDocument } from "./document.ts";
+import type { ScrapeHooks } from "./hooks.ts";
+
+export type { ScrapeHooks } from "./hooks.ts";
+
+/**
+ * One scrape: one navigation, every requested format. The context is a fresh one unless `lease`
+ * lends one (a job's pages share theirs); either way the page is closed and the lease returned.
+ */
+export async function runScrape(
+  browser: Browser,
+  proxy: GuardProxy,
+  req: ScrapeRequest,
+  hooks: ScrapeHooks = {},
+  lease: (browser: Browser, req: ScrapeRequest) => Promise<ContextLease> = freshContext,
+): Promise<TaskReply> {
+  const started = performance.now();
+  let held: ContextLease | undefined;
+  let opened: Page | undefined;
+  let reusable = false;
+  try {
+    held = await lease(browser, req);
+    const { context } = held;
+    if (held.reused) await addRequestCookies(context, req);
+    const { page, status, document } = await openPage(context, proxy, req, {
+      documents: true,
+      ...(held.page ? { page: held.page } : {}),
+    });
+    opened = page;
+    if (document) {
+      // A document is converted without the browser; undefined means its bytes were a page after all.
+      const result = await scrapeDocument({ context, page, proxy, req, candidate: document, started, hooks });
+      if (result) {
+        reusable = false;
+        return { ok: true, result };
+      }
+      await waitForSelector(page, req, req.wait?.timeout ?? 30_000, Date.now());
+    }
+    const outcome = await renderFormats(page, req, req.formats);
+    for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
+    await hooks.onPage?.(page);
+    const result: ScrapeResponse = {
+      success: Object.keys(outcome.data).length > 0,
+      data: outcome.data,
+      errors: outcome.errors,
+      metadata: {
+        ...(await pageFacts(page, outcome, req.url !== undefined)),
+        statusCode: status,
+        formats: req.formats,
+        renders: req.formats.length,
+        browserMsUsed: Math.round(performance.now() - started),
+        ms: 0,
+      },
+    };
+    reusable = true;
+    return { ok: true, result };
+  } catch (err) {
+    return { ok: false, error: failureOf(err) };
+  } finally {
+    // Only a page that rendered cleanly may serve the job's next task; any other is closed.
+    const keep = reusable && opened && !opened.isClosed() ? opened : undefined;
+    if (!keep) await opened?.close().catch(() => {});
+    await held?.release(keep);
+  }
+}
