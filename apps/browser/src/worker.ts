@@ -20,6 +20,7 @@ import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
 import { startGuardProxy } from "./net/guard-proxy.ts";
 import { newTaskContext } from "./page/context.ts";
 import { JobContexts } from "./page/job-contexts.ts";
+import { setSettleDefaults } from "./page/settle.ts";
 import { SessionHost } from "./session/host.ts";
 import { runFetchTask } from "./tasks/fetch.ts";
 import type { ScrapeHooks } from "./tasks/hooks.ts";
@@ -34,6 +35,8 @@ export interface BrowserWorkerOptions {
   queueMax: number;
   allowPrivate?: string;
   workerId?: string;
+  /** wait.until auto's budget when a request sets none (SETTLE_BUDGET_MS). */
+  settleBudgetMs?: number;
   /** Serve /metrics on this port; 0 picks a free one, undefined serves none. */
   metricsPort?: number;
 }
@@ -46,6 +49,7 @@ export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorke
     queueMax: config.TASK_QUEUE_MAX,
     allowPrivate: config.FLEET_ALLOW_PRIVATE,
     workerId: config.WORKER_ID,
+    settleBudgetMs: config.SETTLE_BUDGET_MS,
     metricsPort: config.BROWSER_METRICS_PORT,
   };
 }
@@ -70,6 +74,7 @@ const unsupported = (kind: string): AnyReply => ({
 export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<BrowserWorker> {
   const workerId = opts.workerId ?? `browser-${randomUUID().slice(0, 8)}`;
   const metrics = createBrowserMetrics();
+  setSettleDefaults({ budgetMs: opts.settleBudgetMs });
   const proxy = await startGuardProxy(parseAllowList(opts.allowPrivate));
   // <-loopback> stops Chromium from bypassing the proxy for loopback addresses.
   const chromium = new ChromiumKeeper(

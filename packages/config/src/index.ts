@@ -40,6 +40,8 @@ export const configSchema = z.object({
   JOB_RETENTION_MS: intFrom(24 * 3600_000, 1000),
   JOBS_METRICS_PORT: intFrom(9465),
   FLEET_ALLOW_PRIVATE: z.string().optional(),
+  /** wait.until auto: the longest a page is waited for to settle when the request sets no wait.budget. */
+  SETTLE_BUDGET_MS: intFrom(5_000, 100),
   WORKER_ID: z.string().optional(),
   /** The User-Agent of the service's own fetches of a site (robots.txt, sitemaps) for map and crawl. */
   CRAWL_USER_AGENT: z.string().min(1).default("BrowserfleetBot/1.0 (+https://browserfleet.dev/bot)"),

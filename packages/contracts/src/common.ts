@@ -91,11 +91,53 @@ export const controlsOptions = z.strictObject({
     .describe("Return at most this many controls; metadata says when cut"),
 });
 
-export const WAIT_UNTIL = ["load", "domcontentloaded", "networkidle", "commit"] as const;
+export const WAIT_UNTIL = ["auto", "load", "domcontentloaded", "networkidle", "commit"] as const;
 export const waitOptions = z.strictObject({
-  until: z.enum(WAIT_UNTIL).default("load"),
-  selector: z.string().min(1).max(1000).optional().describe("Also wait until this CSS selector is visible"),
-  timeout: z.int().min(100).max(120_000).default(30_000).describe("Milliseconds for the page to be ready"),
+  until: z
+    .enum(WAIT_UNTIL)
+    .default("auto")
+    .describe(
+      "auto (default): until the page has nothing left to do: its DOM has stopped changing, no recent fetch, XHR, script, frame or subresource request is in flight, no short timer is pending, and a script or meta-refresh redirect has been followed; what never ends (websockets, EventSource, long-polls, beacons, media, a hanging subresource) is ignored, and wait.budget bounds it. A page that never fires load is captured once its DOM is ready and quiet. load, domcontentloaded, networkidle and commit are Playwright's lifecycle events, exactly",
+    ),
+  selector: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe("Also wait until this CSS selector is visible (it pierces open shadow roots)"),
+  timeout: z
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(30_000)
+    .describe(
+      "Milliseconds for the page to be ready: for auto, to start loading (commit) and for wait.selector; for the other values, to reach that event. Exceeded: the task fails with timeout",
+    ),
+  budget: z
+    .int()
+    .min(100)
+    .max(60_000)
+    .optional()
+    .describe(
+      "auto: the most milliseconds to wait for the page to settle after it started loading; when it runs out the page is taken as it stands (metadata.settle.reason budget), never an error. Default: the operator's SETTLE_BUDGET_MS (5000)",
+    ),
+});
+export type WaitOptions = z.infer<typeof waitOptions>;
+
+export const scrollOptions = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Scroll the page down in viewport steps before any format is taken, so content and images that load when scrolled into view are there; then back to the top",
+    ),
+  maxSteps: z.int().min(1).max(100).default(20).describe("Viewport steps at most"),
+  budget: z
+    .int()
+    .min(100)
+    .max(30_000)
+    .default(4_000)
+    .describe("Milliseconds of scrolling at most; an endless feed stops here"),
 });
 
 export const cookie = z.strictObject({

@@ -10,6 +10,7 @@ import {
   pdfOptions,
   requestOptions,
   screenshotOptions,
+  scrollOptions,
   viewport,
   waitOptions,
 } from "./common.ts";
@@ -24,6 +25,21 @@ export const renderFields = {
   links: linksOptions.optional(),
   controls: controlsOptions.optional(),
   wait: waitOptions.optional(),
+  scroll: scrollOptions.optional(),
+  overlays: z
+    .enum(["dismiss", "keep"])
+    .default("dismiss")
+    .optional()
+    .describe(
+      "Before screenshot, pdf and controls: dismiss: decline (or else accept) cookie-consent dialogs by their own buttons, never a link or anything that buys, then hide fixed overlays that still cover most of the page and unlock its scrolling, so they show the page a person sees once the banner is gone; keep: capture the page as it first appears. Text formats are read before and are not affected",
+    ),
+  htmlMode: z
+    .enum(["rendered", "document"])
+    .default("rendered")
+    .optional()
+    .describe(
+      "html: rendered (default) is the page as a person sees it: the live DOM after scripts ran, with open shadow roots and iframes (same- and cross-origin) inline where they appear; document is the main document's serialized DOM alone (Playwright's page.content())",
+    ),
   request: requestOptions.optional(),
   block: blockOptions.optional(),
   documents: documentsOptions.optional(),
@@ -129,6 +145,40 @@ export const pageMetadata = z.object({
     .optional()
     .describe(
       "The markdown conversion ran out of its time budget (or failed) and markdown is the page's plain text instead",
+    ),
+  settle: z
+    .object({
+      reason: z
+        .enum(["quiet", "budget", "selector", "load", "domcontentloaded", "networkidle", "commit"])
+        .describe(
+          "quiet: the page had nothing left to do; budget: wait.budget ran out first; selector: wait.selector appeared; otherwise the explicit wait.until event",
+        ),
+      ms: z.int().describe("From the start of navigation to the end of the wait"),
+      redirects: z
+        .array(z.string())
+        .optional()
+        .describe("Pages left by script or meta-refresh redirects during the wait, in order"),
+    })
+    .optional()
+    .describe("How the wait for the page ended"),
+  scroll: z
+    .object({
+      steps: z.int().describe("Viewport steps scrolled"),
+      height: z.int().describe("The page's height in CSS pixels after scrolling"),
+      complete: z.boolean().describe("The bottom was reached and the page stopped growing"),
+      ms: z.int(),
+    })
+    .optional()
+    .describe("How far the page was scrolled to load lazy content (absent when no scrolling was needed)"),
+  overlays: z
+    .object({ dismissed: z.array(z.string()), hidden: z.int() })
+    .optional()
+    .describe("Consent dialogs dismissed and overlays hidden before screenshot, pdf or controls"),
+  frames: z
+    .object({ frames: z.int(), shadowRoots: z.int(), truncated: z.boolean() })
+    .optional()
+    .describe(
+      "iframes and open shadow roots included inline in markdown and html, and whether limits cut them",
     ),
   document: documentFacts
     .optional()

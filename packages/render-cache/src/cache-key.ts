@@ -6,12 +6,13 @@ import {
   pdfOptions,
   type ScrapeRequest,
   screenshotOptions,
+  scrollOptions,
   viewport,
 } from "@browserfleet/contracts";
 import type { z } from "zod";
 
 /** Bump when the key material changes shape, so old rows are simply never found again. */
-const KEY_VERSION = 1;
+const KEY_VERSION = 2;
 
 /**
  * Whether a request may read or write the shared render cache. Spec rule 6: requests carrying cookies,
@@ -63,7 +64,13 @@ function commonOptions(req: ScrapeRequest): unknown {
     viewport: withDefaults(viewport, req.viewport),
     // wait.timeout only decides whether the page loads in time (else the format fails and nothing is
     // cached); it does not change a successful render, so it is not part of the key.
-    wait: { until: req.wait?.until ?? "load", selector: req.wait?.selector ?? null },
+    wait: {
+      until: req.wait?.until ?? "auto",
+      selector: req.wait?.selector ?? null,
+      // How long auto may wait decides what a late page shows; null is the operator's default.
+      budget: req.wait?.budget ?? null,
+    },
+    scroll: withDefaults(scrollOptions, req.scroll),
     block: {
       resourceTypes: sortedUnique(req.block?.resourceTypes),
       urlPatterns: sortedUnique(req.block?.urlPatterns),
@@ -84,14 +91,24 @@ function formatOptions(req: ScrapeRequest, format: Format): unknown {
         selector: s.selector ?? null,
         viewport: s.viewport ?? null,
         binaryAs: req.binaryAs ?? "base64",
+        overlays: req.overlays ?? "dismiss",
       };
     }
     case "pdf":
-      return { ...(withDefaults(pdfOptions, req.pdf) as object), binaryAs: req.binaryAs ?? "base64" };
+      return {
+        ...(withDefaults(pdfOptions, req.pdf) as object),
+        binaryAs: req.binaryAs ?? "base64",
+        overlays: req.overlays ?? "dismiss",
+      };
+    case "html":
+      return { htmlMode: req.htmlMode ?? "rendered" };
     case "links":
       return withDefaults(linksOptions, req.links);
     case "controls":
-      return withDefaults(controlsOptions, req.controls);
+      return {
+        ...(withDefaults(controlsOptions, req.controls) as object),
+        overlays: req.overlays ?? "dismiss",
+      };
     case "elements":
       // Order matters: the output follows the selectors' order.
       return { selectors: req.selectors ?? [] };

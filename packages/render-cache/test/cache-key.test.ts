@@ -58,6 +58,11 @@ describe("cache keys", () => {
     assert.deepEqual(changed(ALL, { ...ALL, viewport: { width: 800 } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, viewport: { deviceScaleFactor: 2 } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, wait: { until: "networkidle" } }), all);
+    assert.deepEqual(changed(ALL, { ...ALL, wait: { until: "load" } }), all);
+    assert.deepEqual(changed(ALL, { ...ALL, wait: { budget: 1_000 } }), all);
+    assert.deepEqual(changed(ALL, { ...ALL, scroll: { enabled: false } }), all);
+    assert.deepEqual(changed(ALL, { ...ALL, htmlMode: "document" }), ["html"]);
+    assert.deepEqual(changed(ALL, { ...ALL, overlays: "keep" }).sort(), ["controls", "pdf", "screenshot"]);
     assert.deepEqual(changed(ALL, { ...ALL, wait: { selector: "#main" } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, block: { resourceTypes: ["image"] } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, block: { urlPatterns: ["**/ads/**"] } }), all);
@@ -74,7 +79,10 @@ describe("cache keys", () => {
       pdf: { format: "A4", landscape: false, printBackground: true, scale: 1 },
       links: { visibleOnly: false, excludeExternal: false },
       controls: { visibleOnly: true, limit: 200 },
-      wait: { until: "load" },
+      wait: { until: "auto" },
+      scroll: { enabled: true, maxSteps: 20, budget: 4_000 },
+      overlays: "dismiss",
+      htmlMode: "rendered",
       block: { resourceTypes: [], urlPatterns: [] },
       documents: { enabled: true },
     };

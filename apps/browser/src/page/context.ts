@@ -2,6 +2,7 @@ import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
 import type { ContextLease } from "./job-contexts.ts";
+import { SETTLE_SCRIPT } from "./settle-script.ts";
 
 export async function newTaskContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
   const vp = req.viewport;
@@ -15,6 +16,8 @@ export async function newTaskContext(browser: Browser, req: ScrapeRequest): Prom
     serviceWorkers: "block",
     acceptDownloads: false,
   });
+  // Before any page script: what `wait.until: auto` reads to tell when the page is done.
+  await context.addInitScript(SETTLE_SCRIPT);
   await installBlockRules(context, req.block);
   await addRequestCookies(context, req);
   return context;

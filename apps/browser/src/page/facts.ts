@@ -1,10 +1,21 @@
 import type { Page } from "playwright-core";
 import type { FormatOutcome } from "../formats/render.ts";
+import type { OpenedPage } from "./navigation.ts";
 
-/** What every reply says of the page as it stands: its URL, its title, and what was cut. */
-export async function pageFacts(page: Page, outcome: FormatOutcome, fromUrl = true) {
+/**
+ * What every reply says of the page as it stands: its URL, its title, how the wait for it ended, how
+ * far it was scrolled, and what was cut.
+ */
+export async function pageFacts(
+  page: Page,
+  outcome: FormatOutcome,
+  fromUrl = true,
+  opened: Pick<OpenedPage, "settle" | "scroll"> = {},
+) {
   const title = await page.title().catch(() => undefined);
   return {
+    ...(opened.settle ? { settle: opened.settle } : {}),
+    ...(opened.scroll ? { scroll: opened.scroll } : {}),
     url: fromUrl ? page.url() : "about:blank",
     title: title || undefined,
     ...(outcome.controlsTruncated ? { controlsTruncated: true } : {}),

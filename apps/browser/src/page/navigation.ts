@@ -1,8 +1,12 @@
-import type { ScrapeRequest } from "@browserfleet/contracts";
+import type { ScrapeRequest, WaitOptions } from "@browserfleet/contracts";
 import type { BrowserContext, Page, Request, Response } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
+import { type ScrollOutcome, scrollForLazyContent } from "./scroll.ts";
+import { defaultSettleBudget, settlePage } from "./settle.ts";
+
+type WaitUntil = Exclude<WaitOptions["until"], "auto">;
 
 /**
  * Open the page the request describes and wait for it to be ready. With `documents`, a navigation
@@ -14,7 +18,7 @@ export async function openPage(
   proxy: GuardProxy,
   req: ScrapeRequest,
   opts: { documents?: boolean; page?: Page } = {},
-): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
+): Promise<OpenedPage> {
   const page = opts.page ?? (await context.newPage());
   try {
     return await navigate(page, proxy, req, opts);
@@ -30,7 +34,7 @@ async function navigate(
   proxy: GuardProxy,
   req: ScrapeRequest,
   opts: { documents?: boolean },
-): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
+): Promise<OpenedPage> {
   const watch = opts.documents && documentsWanted(req) ? watchNavigation(page) : undefined;
   // Every hop of the main document, redirects included, to explain a refused navigation.
   const hops: string[] = [];
@@ -47,21 +51,45 @@ async function navigate(
   }
 }
 
+/** How the wait for the page ended, for metadata.settle. */
+export interface SettleFacts {
+  reason: "quiet" | "budget" | "selector" | WaitUntil;
+  ms: number;
+  redirects?: string[];
+}
+
+export interface OpenedPage {
+  page: Page;
+  status?: number;
+  document?: DocumentCandidate;
+  settle?: SettleFacts;
+  scroll?: ScrollOutcome;
+}
+
+/** Formats that want images loaded, not just their URLs. */
+const wantsPixels = (req: ScrapeRequest) => req.formats.includes("screenshot") || req.formats.includes("pdf");
+
 async function navigateWatched(
   page: Page,
   proxy: GuardProxy,
   req: ScrapeRequest,
   hops: string[],
   watch: ReturnType<typeof watchNavigation> | undefined,
-): Promise<{ page: Page; status?: number; document?: DocumentCandidate }> {
+): Promise<OpenedPage> {
   const refusal = () => hops.map((u) => proxy.refusalFor(u)).find((e) => e !== undefined);
   const timeout = req.wait?.timeout ?? 30_000;
-  const until = req.wait?.until ?? "load";
+  const until = req.wait?.until ?? "auto";
   const started = Date.now();
   let response: Response | null = null;
   try {
-    if (req.url) response = await page.goto(req.url, { waitUntil: until, timeout });
-    else await page.setContent(req.html ?? "", { waitUntil: until === "commit" ? "load" : until, timeout });
+    // auto takes the document as soon as it commits and watches it from there (settlePage).
+    if (req.url)
+      response = await page.goto(req.url, { waitUntil: until === "auto" ? "commit" : until, timeout });
+    else
+      await page.setContent(req.html ?? "", {
+        waitUntil: until === "auto" || until === "commit" ? "domcontentloaded" : until,
+        timeout,
+      });
   } catch (err) {
     const refused = refusal();
     if (refused) throw new BrowserError("ssrf_blocked", 400, refused.message);
@@ -72,7 +100,7 @@ async function navigateWatched(
       throw new BrowserError(
         "timeout",
         504,
-        `the page did not finish loading within ${timeout} ms (wait.until=${until})`,
+        `the page did not ${until === "auto" ? "start loading" : "finish loading"} within ${timeout} ms (wait.until=${until})`,
       );
     throw new BrowserError("upstream_failed", 502, `could not load the page: ${message}`);
   }
@@ -85,10 +113,36 @@ async function navigateWatched(
   }
   const document = watch?.fromResponse(response);
   if (document) return { page, status: response?.status(), document };
-  await waitForSelector(page, req, timeout, started);
-  return { page, status: response?.status() };
+  let status = response?.status();
+  let settle: SettleFacts;
+  if (req.wait?.selector) {
+    await waitForSelector(page, req, timeout, started);
+    settle = { reason: "selector", ms: Date.now() - started };
+  } else if (until === "auto") {
+    const budget = req.wait?.budget ?? defaultSettleBudget();
+    const done = await settlePage(page, { deadline: started + budget, proxy, countImages: true });
+    settle = {
+      reason: done.reason,
+      ms: Date.now() - started,
+      ...(done.redirects.length ? { redirects: done.redirects } : {}),
+    };
+    if (done.status !== undefined) status = done.status;
+  } else settle = { reason: until, ms: Date.now() - started };
+  const scroll = await scrollIfAsked(page, req, proxy);
+  return { page, status, settle, ...(scroll ? { scroll } : {}) };
 }
 
+/** The request's scroll for lazy content (on unless scroll.enabled is false). */
+export async function scrollIfAsked(page: Page, req: ScrapeRequest, proxy: GuardProxy) {
+  const o = req.scroll;
+  if (o?.enabled === false) return undefined;
+  return scrollForLazyContent(page, {
+    maxSteps: o?.maxSteps ?? 20,
+    budgetMs: o?.budget ?? 4_000,
+    proxy,
+    countImages: wantsPixels(req),
+  });
+}
 /** The request's wait.selector, within what is left of the page's wait budget. */
 export async function waitForSelector(page: Page, req: ScrapeRequest, timeout: number, started: number) {
   if (req.wait?.selector) {

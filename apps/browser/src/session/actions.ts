@@ -1,6 +1,7 @@
 import type { Action, ActionOutcome } from "@browserfleet/contracts";
 import type { CDPSession, Locator, Page, Request } from "playwright-core";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import { settlePage } from "../page/settle.ts";
 import { withSettle } from "./settle.ts";
 
 export interface RunActionsOptions {
@@ -316,6 +317,11 @@ async function runWait(page: Page, w: Extract<Action, { wait: unknown }>["wait"]
   const budgetNote = timeout < (w.timeout ?? ctx.actionTimeoutMs) ? " (the act's time budget ran out)" : "";
   if ("until" in w) {
     if (w.until === "commit") return;
+    if (w.until === "auto") {
+      // Never fails on time: the page is taken as it stands when the budget runs out.
+      await settlePage(page, { deadline: Date.now() + timeout });
+      return;
+    }
     try {
       await page.waitForLoadState(w.until, { timeout });
     } catch (err) {

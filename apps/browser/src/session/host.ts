@@ -20,7 +20,13 @@ import type { GuardProxy } from "../net/guard-proxy.ts";
 import { newTaskContext } from "../page/context.ts";
 import { pageFacts } from "../page/facts.ts";
 import { openPage } from "../page/navigation.ts";
+import { defaultSettleBudget, settlePage } from "../page/settle.ts";
 import { runActions } from "./actions.ts";
+
+/** After an act, the longest to wait for what it set going: an agent waits for every act. */
+const ACT_SETTLE_MAX_MS = 3_000;
+/** Quiet enough after an act: its own changes happen at once, a fetch's result soon after. */
+const ACT_QUIET_MS = 80;
 
 interface LiveSession {
   id: string;
@@ -73,10 +79,11 @@ export class SessionHost {
     try {
       browser = await this.chromium.browser();
       context = await newTaskContext(browser, req);
-      const { page, status } = await openPage(context, this.proxy, req);
+      const opened = await openPage(context, this.proxy, req);
+      const { page, status } = opened;
       const outcome = await renderFormats(page, req, req.formats);
       const session = this.#track(task, context, page, browser);
-      const facts = await pageFacts(page, outcome, req.url !== undefined);
+      const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
       this.metrics.sessionsOpened.inc();
       return {
         ok: true,
@@ -209,9 +216,26 @@ export class SessionHost {
         budgetMs: m.budgetMs,
         onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
       });
+      // What the actions set going (a menu built by script, results fetched) is in the state returned.
+      const settled = Date.now();
+      const settle = await settlePage(s.page, {
+        deadline: settled + Math.min(ACT_SETTLE_MAX_MS, s.request.wait?.budget ?? defaultSettleBudget()),
+        proxy: this.proxy,
+        quietMs: ACT_QUIET_MS,
+      }).catch(() => undefined);
       const formats = m.formats ?? s.request.formats;
       const outcome = await renderFormats(s.page, s.request, formats);
-      const facts = await pageFacts(s.page, outcome);
+      const facts = await pageFacts(s.page, outcome, true, {
+        ...(settle
+          ? {
+              settle: {
+                reason: settle.reason,
+                ms: Date.now() - settled,
+                ...(settle.redirects.length ? { redirects: settle.redirects } : {}),
+              },
+            }
+          : {}),
+      });
       s.lastActiveAt = Date.now();
       this.#arm(s);
       const result: ActResponse = {

@@ -23,8 +23,10 @@ export const MAP_BOUNDS = {
   robotsMaxBytes: 512 * 1024,
   /** The page's own load budget, at most. */
   pageTimeoutMs: 30_000,
-  /** After load, how long to wait for the network to go quiet (links that scripts build late). */
-  settleMs: 2_000,
+  /** From the start of navigation, the longest to wait for the page to settle (links that scripts build late). */
+  settleMs: 5_000,
+  /** Scrolling for lazy links, at most. */
+  scrollMs: 2_000,
   /** Links read off the page at most. */
   maxPageLinks: 20_000,
   /** A robots.txt that takes longer is skipped (its sitemaps with it), so the sitemaps keep their time. */
@@ -52,7 +54,12 @@ async function renderLinks(
     url,
     formats: ["links"],
     binaryAs: "base64",
-    wait: { until: "load", timeout },
+    wait: {
+      until: "auto",
+      timeout,
+      budget: Math.max(100, Math.min(MAP_BOUNDS.settleMs, deadline - Date.now() - 1000)),
+    },
+    scroll: { enabled: true, maxSteps: 10, budget: MAP_BOUNDS.scrollMs },
     // The links are all a map wants of the page.
     block: { resourceTypes: ["image", "media", "font"] },
   };
@@ -60,8 +67,6 @@ async function renderLinks(
   try {
     context = await newTaskContext(browser, req);
     const { page } = await openPage(context, proxy, req);
-    const settle = Math.min(MAP_BOUNDS.settleMs, deadline - Date.now() - 500);
-    if (settle > 0) await page.waitForLoadState("networkidle", { timeout: settle }).catch(() => {});
     // No named inner functions here: tsx's keepNames would wrap them in a helper the page lacks.
     const links = await page.evaluate(
       (cap) =>

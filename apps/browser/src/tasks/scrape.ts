@@ -25,17 +25,18 @@ export async function runScrape(
 ): Promise<TaskReply> {
   const started = performance.now();
   let held: ContextLease | undefined;
-  let opened: Page | undefined;
+  let openedPage: Page | undefined;
   let reusable = false;
   try {
     held = await lease(browser, req);
     const { context } = held;
     if (held.reused) await addRequestCookies(context, req);
-    const { page, status, document } = await openPage(context, proxy, req, {
+    const opened = await openPage(context, proxy, req, {
       documents: true,
       ...(held.page ? { page: held.page } : {}),
     });
-    opened = page;
+    const { page, status, document } = opened;
+    openedPage = page;
     if (document) {
       // A document is converted without the browser; undefined means its bytes were a page after all.
       const result = await scrapeDocument({ context, page, proxy, req, candidate: document, started, hooks });
@@ -53,7 +54,7 @@ export async function runScrape(
       data: outcome.data,
       errors: outcome.errors,
       metadata: {
-        ...(await pageFacts(page, outcome, req.url !== undefined)),
+        ...(await pageFacts(page, outcome, req.url !== undefined, opened)),
         statusCode: status,
         formats: req.formats,
         renders: req.formats.length,
@@ -67,8 +68,8 @@ export async function runScrape(
     return { ok: false, error: failureOf(err) };
   } finally {
     // Only a page that rendered cleanly may serve the job's next task; any other is closed.
-    const keep = reusable && opened && !opened.isClosed() ? opened : undefined;
-    if (!keep) await opened?.close().catch(() => {});
+    const keep = reusable && openedPage && !openedPage.isClosed() ? openedPage : undefined;
+    if (!keep) await openedPage?.close().catch(() => {});
     await held?.release(keep);
   }
 }

@@ -1,0 +1,175 @@
+/**
+ * The bookkeeping `wait.until: auto` reads, installed in every frame before any page script runs
+ * (context.addInitScript). It is plain JavaScript in a string, not a function: Playwright would
+ * serialize a function's source, and the bundler's helpers are not in the page.
+ *
+ * It records, on the page's own clock (performance.now()):
+ * - activity: DOM changes made after DOMContentLoaded (a parser building the document is not activity),
+ *   in the document and in every shadow root, `style` attribute changes left out (animations);
+ *   tracked timers firing; fetch and XHR finishing;
+ * - pending work: fetch and XHR in flight (a request to a URL already fetched once is a poll and does
+ *   not count), timers due within SHORT_MS that were not set by a chain of timers (a ticking loop),
+ *   websockets and EventSources that have not yet received their first message, and a meta refresh;
+ *   each only while it is young, so what never ends is ignored.
+ */
+export const SETTLE_GLOBAL = "__browserfleetSettle";
+
+export const SETTLE_SCRIPT = `(() => {
+  const KEY = ${JSON.stringify(SETTLE_GLOBAL)};
+  if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
+  const SHORT_MS = 1500;
+  const MAX_TIMER_CHAIN = 3;
+  const now = () => performance.now();
+  let lastActivity = -1;
+  let domReady = document.readyState !== "loading";
+  const touch = () => { if (domReady) lastActivity = now(); };
+  document.addEventListener("DOMContentLoaded", () => { domReady = true; }, { once: true, capture: true });
+
+  const observer = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type !== "attributes" || r.attributeName !== "style") { touch(); return; }
+    }
+  });
+  const watch = (root) => {
+    try {
+      observer.observe(root, { childList: true, subtree: true, characterData: true, attributes: true });
+    } catch (e) {}
+  };
+  watch(document);
+  const attach = Element.prototype.attachShadow;
+  if (attach) {
+    Element.prototype.attachShadow = function (init) {
+      const root = attach.call(this, init);
+      watch(root);
+      return root;
+    };
+  }
+
+  const timers = new Map();
+  let chain = 0;
+  const setT = window.setTimeout;
+  const clearT = window.clearTimeout;
+  window.setTimeout = function (fn, delay, ...args) {
+    if (typeof fn !== "function") return setT.call(window, fn, delay, ...args);
+    const ms = Number(delay) || 0;
+    const depth = chain;
+    let id = 0;
+    const run = function () {
+      const tracked = timers.delete(id);
+      const before = chain;
+      chain = depth + 1;
+      try { return fn.apply(this, args); } finally {
+        chain = before;
+        if (tracked) touch();
+      }
+    };
+    id = setT.call(window, run, delay);
+    if (ms <= SHORT_MS && depth < MAX_TIMER_CHAIN) timers.set(id, now() + ms);
+    return id;
+  };
+  window.clearTimeout = function (id) {
+    timers.delete(id);
+    return clearT.call(window, id);
+  };
+
+  const requests = new Map();
+  const fetched = new Set();
+  let nextRequest = 1;
+  const begin = (url) => {
+    const key = String(url);
+    if (fetched.has(key)) return 0;
+    fetched.add(key);
+    const id = nextRequest++;
+    requests.set(id, now());
+    return id;
+  };
+  const end = (id) => {
+    if (id && requests.delete(id)) touch();
+  };
+  const origFetch = window.fetch;
+  if (origFetch) {
+    window.fetch = function (input, init) {
+      let url = "";
+      try { url = new URL(input instanceof Request ? input.url : String(input), location.href).href; } catch (e) {}
+      const id = begin(url);
+      const p = origFetch.call(this, input, init);
+      p.then(() => end(id), () => end(id));
+      return p;
+    };
+  }
+  const XHR = window.XMLHttpRequest;
+  if (XHR) {
+    const open = XHR.prototype.open;
+    const send = XHR.prototype.send;
+    XHR.prototype.open = function (method, url, ...rest) {
+      try { this.__bfUrl = new URL(String(url), location.href).href; } catch (e) { this.__bfUrl = String(url); }
+      return open.call(this, method, url, ...rest);
+    };
+    XHR.prototype.send = function (body) {
+      const id = begin(this.__bfUrl || "");
+      this.addEventListener("loadend", () => end(id), { once: true });
+      return send.call(this, body);
+    };
+  }
+
+  const streams = new Map();
+  const wrapStream = (Ctor) => {
+    if (!Ctor) return Ctor;
+    const Wrapped = function (...args) {
+      const s = new Ctor(...args);
+      const id = nextRequest++;
+      streams.set(id, now());
+      const done = () => { if (streams.delete(id)) touch(); };
+      s.addEventListener("message", done, { once: true });
+      s.addEventListener("error", done, { once: true });
+      s.addEventListener("close", done, { once: true });
+      return s;
+    };
+    Wrapped.prototype = Ctor.prototype;
+    Object.setPrototypeOf(Wrapped, Ctor);
+    return Wrapped;
+  };
+  window.WebSocket = wrapStream(window.WebSocket);
+  window.EventSource = wrapStream(window.EventSource);
+
+  // A meta refresh to another page that is due soon is pending work: Chromium follows it itself.
+  const refreshDue = () => {
+    const meta = document.querySelector('meta[http-equiv="refresh" i]');
+    if (!meta) return -1;
+    const m = /^\\s*(\\d+(?:\\.\\d+)?)\\s*(?:[;,]\\s*(?:url\\s*=\\s*)?['"]?([^'"]*)['"]?)?\\s*$/i.exec(meta.getAttribute("content") || "");
+    if (!m || !m[2]) return -1;
+    try {
+      if (new URL(m[2], location.href).href === location.href) return -1;
+    } catch (e) { return -1; }
+    const loaded = performance.timing && performance.timing.loadEventEnd
+      ? performance.timing.loadEventEnd - performance.timeOrigin
+      : now();
+    return Math.max(loaded, 0) + Number(m[1]) * 1000;
+  };
+
+  Object.defineProperty(window, KEY, {
+    enumerable: false,
+    configurable: false,
+    value: {
+      state: (youngMs) => {
+        const t = now();
+        let pendingRequests = 0;
+        for (const started of requests.values()) if (t - started < youngMs) pendingRequests++;
+        let pendingStreams = 0;
+        for (const started of streams.values()) if (t - started < youngMs) pendingStreams++;
+        let nextTimer = -1;
+        for (const due of timers.values()) if (due >= t - 50 && (nextTimer < 0 || due < nextTimer)) nextTimer = due;
+        return {
+          now: t,
+          readyState: document.readyState,
+          lastActivity,
+          pendingRequests,
+          pendingStreams,
+          nextTimer,
+          refreshAt: refreshDue(),
+          height: document.documentElement ? document.documentElement.scrollHeight : 0,
+        };
+      },
+    },
+  });
+})();`;
