@@ -1,0 +1,184 @@
+/**
+ * Pages that behave like the live web, scraped with default options through HTTP, MCP, batch and
+ * crawl: what a person sees once the page is done is what comes back, and the wait ends for the
+ * right reason.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type LiveWeb, startLiveWeb } from "../fixture-site/live-web.ts";
+import { type Stack, startStack } from "../helpers/stack.ts";
+
+let stack: Stack;
+let web: LiveWeb;
+before(async () => {
+  [stack, web] = await Promise.all([startStack({ slots: 3 }), startLiveWeb()]);
+});
+after(async () => {
+  await stack?.stop();
+  await web?.close();
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+type Json = any;
+
+async function scrape(body: Record<string, unknown>): Promise<Json> {
+  const r = await stack.post("/web/v1/scrape", body);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.success, true, JSON.stringify(r.body));
+  return r.body;
+}
+
+const markdownOf = async (path: string) => scrape({ url: web.a(path) });
+
+describe("wait.until auto (the default) waits for what scripts build", () => {
+  test("content a timer inserts after load is there, and the explicit load still means load", async () => {
+    const auto = await markdownOf("/late-timer");
+    assert.match(auto.data.markdown, /Timer content arrived/);
+    assert.doesNotMatch(auto.data.markdown, /Loading…/);
+    assert.equal(auto.metadata.settle.reason, "quiet");
+
+    const load = await scrape({ url: web.a("/late-timer"), wait: { until: "load" } });
+    assert.match(load.data.markdown, /Loading…/, "until: load keeps its exact meaning");
+    assert.equal(load.metadata.settle.reason, "load");
+  });
+
+  test("a fetch to a JSON API after load, and a module script chaining fetches and timers", async () => {
+    const fetched = await markdownOf("/late-fetch");
+    assert.match(fetched.data.markdown, /- Fetched item one\n- Fetched item two/);
+    const spa = await markdownOf("/spa-chain");
+    assert.match(spa.data.markdown, /Dashboard for Fetched item one/);
+    assert.match(spa.data.markdown, /Lazy section loaded from the API/);
+  });
+
+  test("a long-poll and a websocket deliver their live content, and neither holds the page to its budget", async () => {
+    for (const [path, text] of [
+      ["/long-poll", "Live update one"],
+      ["/websocket", "Socket says hello"],
+    ] as const) {
+      const r = await scrape({ url: web.a(path), wait: { budget: 20_000 } });
+      assert.match(r.data.markdown, new RegExp(text), path);
+      assert.equal(r.metadata.settle.reason, "quiet", `${path}: the wait ended because the page was done`);
+    }
+  });
+
+  test("one subresource that never answers does not hold the page: it is taken once it is quiet", async () => {
+    const r = await scrape({ url: web.a("/hanging-subresource"), wait: { budget: 20_000 } });
+    assert.match(r.data.markdown, /Content next to a hanging image/);
+    assert.equal(r.metadata.settle.reason, "quiet");
+  });
+
+  test("the budget ends a page that never stops, and says so", async () => {
+    const r = await scrape({ url: web.a("/late-timer"), wait: { budget: 150 } });
+    assert.equal(r.metadata.settle.reason, "budget");
+  });
+
+  test("wait.selector ends the wait when it appears", async () => {
+    const r = await scrape({ url: web.a("/late-fetch"), wait: { selector: "li" } });
+    assert.equal(r.metadata.settle.reason, "selector");
+    assert.match(r.data.markdown, /Fetched item one/);
+  });
+
+  test("a bad wait.until or budget is a 400 naming the field", async () => {
+    for (const wait of [{ until: "idle" }, { budget: 10 }, { budget: "soon" }]) {
+      const r = await stack.post("/web/v1/scrape", { url: web.a("/static"), wait });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.match(JSON.stringify(r.body.error), /wait/);
+    }
+  });
+});
+
+describe("client-side redirects", () => {
+  test("location.replace() shortly after load and a meta refresh are followed; metadata.url is the final page", async () => {
+    for (const path of ["/script-redirect", "/meta-redirect"]) {
+      const r = await markdownOf(path);
+      assert.match(r.data.markdown, /You arrived at the target/, path);
+      assert.equal(r.metadata.url, web.a("/redirect-target"));
+      assert.deepEqual(r.metadata.settle.redirects, [web.a(path)]);
+    }
+  });
+
+  test("a script redirect to a blocked address is refused by the guard, not rendered", async () => {
+    const r = await stack.post("/web/v1/scrape", {
+      html: `<p>leaving</p><script>setTimeout(() => location.href = "http://169.254.169.254/latest/meta-data/", 100)</script>`,
+    });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, "ssrf_blocked");
+  });
+});
+
+describe("content that loads on scroll", () => {
+  test("an IntersectionObserver section and a loading=lazy image are in the markdown; metadata says how far it scrolled", async () => {
+    const r = await markdownOf("/lazy");
+    assert.match(r.data.markdown, /Lazy section loaded from the API/);
+    assert.match(r.data.markdown, /!\[A lazy picture\]\(http:\/\/127\.0\.0\.1:\d+\/img\/lazy\.png\)/);
+    assert.ok(r.metadata.scroll.steps >= 1);
+    assert.equal(r.metadata.scroll.complete, true);
+  });
+
+  test("scroll.enabled false leaves lazy content out", async () => {
+    const r = await scrape({ url: web.a("/lazy"), scroll: { enabled: false } });
+    assert.doesNotMatch(r.data.markdown, /Lazy section loaded/);
+    assert.equal(r.metadata.scroll, undefined);
+  });
+
+  test("an endless feed stops at the step budget instead of holding the slot", async () => {
+    const r = await scrape({ url: web.a("/infinite"), scroll: { maxSteps: 3 } });
+    assert.equal(r.metadata.scroll.steps, 3);
+    assert.equal(r.metadata.scroll.complete, false);
+    assert.match(r.data.markdown, /Feed item 11/, "the feed grew while it was scrolled");
+  });
+});
+
+describe("over MCP, batch and crawl, with default options", () => {
+  test("web_scrape waits for script content too", async () => {
+    const client = new Client({ name: "e2e", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
+      }),
+    );
+    try {
+      const r = await client.callTool({ name: "web_scrape", arguments: { url: web.a("/late-fetch") } });
+      assert.notEqual(r.isError, true, JSON.stringify(r.content));
+      const body = JSON.parse((r.content as Array<{ text: string }>)[0]!.text);
+      assert.match(body.data.markdown, /Fetched item one/);
+      assert.equal(body.metadata.settle.reason, "quiet");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("batch and crawl pages come back as built by script", async () => {
+    const wait = async (url: string) => {
+      const until = Date.now() + 120_000;
+      for (;;) {
+        const r = await stack.call("GET", `${url}?limit=50`);
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        if (!["queued", "running"].includes(r.body.status)) return r.body;
+        assert.ok(Date.now() < until, "job did not end");
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    };
+    const batch = await stack.post("/web/v1/scrape/batch", {
+      urls: [web.a("/late-timer"), web.a("/late-fetch"), web.a("/script-redirect"), web.a("/lazy")],
+    });
+    assert.equal(batch.status, 200, JSON.stringify(batch.body));
+    const crawl = await stack.post("/web/v1/crawl", { url: web.a("/live-index"), maxDepth: 1 });
+    assert.equal(crawl.status, 200, JSON.stringify(crawl.body));
+
+    const b = await wait(batch.body.url);
+    const md = (pages: Json[], path: string) =>
+      pages.find((p: Json) => p.url === web.a(path))?.data?.markdown ?? "";
+    assert.match(md(b.data, "/late-timer"), /Timer content arrived/);
+    assert.match(md(b.data, "/late-fetch"), /Fetched item one/);
+    assert.match(md(b.data, "/script-redirect"), /You arrived at the target/);
+    assert.match(md(b.data, "/lazy"), /Lazy section loaded from the API/);
+
+    const c = await wait(crawl.body.url);
+    assert.equal(c.status, "completed");
+    assert.match(md(c.data, "/late-timer"), /Timer content arrived/);
+    assert.match(md(c.data, "/late-fetch"), /Fetched item one/);
+  });
+});
