@@ -2,7 +2,8 @@
  * Scrape latency: the same page to markdown through our HTTP API (api → NATS JetStream → browser worker)
  * against a bare Playwright script on the same Chromium (warm browser, new context per page,
  * goto + content + turndown), interleaved. Prints medians, the ratio ours/bare, and throughput at
- * the configured slot count.
+ * the configured slot count. Also ours with `wait.until: load` on the same page, interleaved too: the cost
+ * of the default `auto` wait on a page with nothing late (goal: at most 1.10 at the median).
  *
  *   npm run bench:scrape-latency -- [--rounds 40] [--slots 2]
  */
@@ -34,9 +35,9 @@ const browser = await chromium.launch({
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" });
 turndown.remove(["script", "style", "noscript"]);
 
-async function ours(): Promise<number> {
+async function ours(wait?: { until: "load" }): Promise<number> {
   const t = performance.now();
-  const r = await stack.post("/web/v1/scrape", { url: page });
+  const r = await stack.post("/web/v1/scrape", { url: page, ...(wait ? { wait } : {}) });
   if (r.status !== 200 || !r.body.data.markdown) throw new Error(`scrape failed: ${JSON.stringify(r.body)}`);
   return performance.now() - t;
 }
@@ -64,11 +65,14 @@ for (let i = 0; i < 5; i++) {
 }
 const a: number[] = [];
 const b: number[] = [];
+const l: number[] = [];
 for (let i = 0; i < rounds; i++) {
   if (i % 2 === 0) {
     a.push(await ours());
     b.push(await bare());
+    l.push(await ours({ until: "load" }));
   } else {
+    l.push(await ours({ until: "load" }));
     b.push(await bare());
     a.push(await ours());
   }
@@ -93,6 +97,10 @@ console.log(
   `  bare Playwright (same Chromium, warm):   median ${median(b).toFixed(1)} ms, p95 ${p95(b).toFixed(1)} ms`,
 );
 console.log(`  ratio ours/bare at the median: ${(median(a) / median(b)).toFixed(2)}`);
+console.log(
+  `  ours with wait.until load:               median ${median(l).toFixed(1)} ms, p95 ${p95(l).toFixed(1)} ms`,
+);
+console.log(`  ratio auto/load at the median: ${(median(a) / median(l)).toFixed(2)} (goal at most 1.10)`);
 console.log(
   `  throughput: ${perSecond.toFixed(1)} scrapes/s with ${slots} slots (${concurrent} concurrent callers, ${total} scrapes)`,
 );
