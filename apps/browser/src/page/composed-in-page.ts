@@ -1,0 +1,340 @@
+/*
+ * Functions that run inside one frame (frame.evaluate) to read the page as a person sees it: open shadow
+ * roots composed in place of their hosts' children, iframes marked so that the Node side
+ * (composed-dom.ts) can put each frame's own serialization where its iframe is.
+ *
+ * Each function must be self-contained: Playwright serializes the function source, so nothing from module
+ * scope is visible there. And no function may stand where it gets a name (`const f = () => …`,
+ * `{ f: () => … }`, `function f() {}`): esbuild's keepNames (tsx and the bundle both use it) wraps such
+ * functions in a `__name(…)` helper that the page does not have. Arrow functions passed straight to a
+ * call are fine; recursion is done with explicit work lists. The tests evaluate these functions from an
+ * esbuild bundle built with --keep-names.
+ */
+
+import type { PageLink } from "../formats/in-page.ts";
+
+export interface ComposeArgs {
+  visibleOnly: boolean;
+  /** Rewrite link hrefs and image srcs to absolute URLs (against this frame's own URL). */
+  absolutize: boolean;
+  /** "document": `<!DOCTYPE html>` and the whole html element; "body": what is inside body only. */
+  part: "document" | "body";
+  /** The iframe (or frame) elements whose frames the caller will stitch in; marked by their index here. */
+  frames: Element[];
+  /** Random per call: the frame markers are `<!--bf-frame:TOKEN:INDEX-->…<!--/bf-frame:TOKEN:INDEX-->`. */
+  token: string;
+  /** Open shadow roots composed at most; further hosts keep their light children as they are. */
+  maxShadowRoots: number;
+}
+
+export interface ComposeResult {
+  html: string;
+  shadowRoots: number;
+  /** Some open shadow roots were left out because of maxShadowRoots. */
+  shadowTruncated: boolean;
+  /** Iframes in the output that were not marked (so their content is not stitched in). */
+  unmarkedFrames: number;
+}
+
+/**
+ * The frame's DOM composed as rendered: every open shadow root's content stands in place of its host's
+ * children, each <slot> replaced by the nodes assigned to it (or by its fallback content), unassigned
+ * light children left out. Marked iframes are wrapped in marker comments. With visibleOnly, the rules of
+ * visibleDocumentHtml (formats/in-page.ts) apply in the light DOM and in every shadow tree: what is
+ * display:none, visibility:hidden or [hidden] is dropped (head excepted), and so are zero-size iframes
+ * and the styles and scripts of shadow trees.
+ */
+export function composeFrameHtml(args: ComposeArgs): ComposeResult {
+  const root = document.documentElement;
+  if (!root) return { html: "", shadowRoots: 0, shadowTruncated: false, unmarkedFrames: 0 };
+  const frameIds = new Map<Element, number>();
+  args.frames.forEach((f, i) => {
+    if (f) frameIds.set(f, i);
+  });
+  // visibleDocumentHtml's doctype when visibleOnly, else the document's own, as page.content() has it.
+  const doctype = args.visibleOnly
+    ? "<!DOCTYPE html>"
+    : document.doctype
+      ? new XMLSerializer().serializeToString(document.doctype)
+      : "";
+  const originals = root.querySelectorAll("*");
+  const n = originals.length;
+
+  // The html format of a page without shadow roots and stitched frames: the DOM exactly as it is.
+  if (!args.visibleOnly && !args.absolutize && frameIds.size === 0) {
+    let hosts = false;
+    for (let i = 0; i < n; i++) {
+      if (originals[i]!.shadowRoot) {
+        hosts = true;
+        break;
+      }
+    }
+    if (!hosts) {
+      let unmarkedFrames = 0;
+      for (let i = 0; i < n; i++) {
+        const t = originals[i]!.tagName;
+        if (t === "IFRAME" || t === "FRAME") unmarkedFrames++;
+      }
+      const html =
+        args.part === "document" ? `${doctype}${root.outerHTML}` : (document.body?.innerHTML ?? "");
+      return { html, shadowRoots: 0, shadowTruncated: false, unmarkedFrames };
+    }
+  }
+
+  const rootCopy = root.cloneNode(true) as Element;
+  interface Tree {
+    originals: ArrayLike<Element>;
+    copies: ArrayLike<Element>;
+    /** For a shadow tree: its host, the host's copy and the copies of the shadow root's children. */
+    host: Element | null;
+    hostCopy: Element | null;
+    content: DocumentFragment | null;
+    slots: [HTMLSlotElement, Element][];
+  }
+  const trees: Tree[] = [
+    {
+      originals,
+      copies: rootCopy.querySelectorAll("*"),
+      host: null,
+      hostCopy: null,
+      content: null,
+      slots: [],
+    },
+  ];
+  // `gone`: copies left out, with all their descendants; `drop`: the topmost of them, to remove.
+  const gone = new Set<Node>();
+  const drop: Element[] = [];
+  const marks: [Element, number][] = [];
+  const bodyEl = document.body;
+  let bodyCopy: Element | null = null;
+  let unmarkedFrames = 0;
+  let shadowRoots = 0;
+  let shadowTruncated = false;
+  // The head and what is inside it are never dropped; in tree order they are one run of elements.
+  let headStart = -1;
+  let headEnd = -1;
+  if (document.head && document.head.parentNode === root) {
+    for (let i = 0; i < n; i++) {
+      if (originals[i] === document.head) {
+        headStart = i;
+        headEnd = i + document.head.querySelectorAll("*").length;
+        break;
+      }
+    }
+  }
+
+  for (let t = 0; t < trees.length; t++) {
+    const tree = trees[t]!;
+    const inShadow = tree.host !== null;
+    const count = tree.originals.length;
+    for (let i = 0; i < count; i++) {
+      const el = tree.originals[i]!;
+      const copy = tree.copies[i];
+      if (!copy) continue;
+      if (args.visibleOnly) {
+        const parent = copy.parentNode;
+        if (parent && gone.has(parent)) {
+          gone.add(copy);
+          continue;
+        }
+        if (inShadow) {
+          // A shadow tree's own styles and scripts (SVG's lower-case ones too) are not content.
+          const tag = el.tagName.toUpperCase();
+          if (tag === "STYLE" || tag === "SCRIPT" || tag === "LINK") {
+            gone.add(copy);
+            drop.push(copy);
+            continue;
+          }
+        }
+        if (el instanceof HTMLElement && (inShadow || i < headStart || i > headEnd)) {
+          const tag = el.tagName;
+          let hide = el.hidden;
+          if (!hide) {
+            const style = getComputedStyle(el);
+            hide = style.display === "none" || style.visibility === "hidden";
+          }
+          if (!hide && (tag === "IFRAME" || tag === "FRAME")) {
+            const r = el.getBoundingClientRect();
+            hide = r.width === 0 || r.height === 0;
+          }
+          if (hide) {
+            gone.add(copy);
+            drop.push(copy);
+            continue;
+          }
+        }
+      }
+      if (args.absolutize) {
+        if (el instanceof HTMLAnchorElement && el.getAttribute("href")) copy.setAttribute("href", el.href);
+        if (el instanceof HTMLImageElement && el.getAttribute("src"))
+          copy.setAttribute("src", el.currentSrc || el.src);
+      }
+      if (el === bodyEl) bodyCopy = copy;
+      const tag = el.tagName;
+      if (tag === "IFRAME" || tag === "FRAME") {
+        const id = frameIds.get(el);
+        if (id === undefined) unmarkedFrames++;
+        else marks.push([copy, id]);
+      } else if (inShadow && tag === "SLOT") {
+        tree.slots.push([el as HTMLSlotElement, copy]);
+      }
+      const shadow = el.shadowRoot;
+      if (shadow) {
+        if (shadowRoots >= args.maxShadowRoots) shadowTruncated = true;
+        else {
+          shadowRoots++;
+          const content = document.createDocumentFragment();
+          shadow.childNodes.forEach((c) => {
+            content.appendChild(c.cloneNode(true));
+          });
+          trees.push({
+            originals: shadow.querySelectorAll("*"),
+            copies: content.querySelectorAll("*"),
+            host: el,
+            hostCopy: copy,
+            content,
+            slots: [],
+          });
+        }
+      }
+    }
+  }
+
+  // Innermost shadow trees first: a tree's slots may be assigned to slots of the tree around it, and
+  // those must still stand where they were when the inner tree takes them.
+  for (let t = trees.length - 1; t >= 1; t--) {
+    const tree = trees[t]!;
+    const light = new Map<Node, Node>();
+    const lightOriginals = tree.host!.childNodes;
+    const lightCopies = tree.hostCopy!.childNodes;
+    for (let i = 0; i < lightOriginals.length && i < lightCopies.length; i++)
+      light.set(lightOriginals[i]!, lightCopies[i]!);
+    for (const [slot, slotCopy] of tree.slots) {
+      const assigned = slot.assignedNodes();
+      if (assigned.length === 0) {
+        slotCopy.replaceWith(...Array.from(slotCopy.childNodes));
+        continue;
+      }
+      const put: Node[] = [];
+      for (const a of assigned) {
+        const c = light.get(a);
+        if (c && !gone.has(c)) put.push(c);
+      }
+      slotCopy.replaceWith(...put);
+    }
+    tree.hostCopy!.replaceChildren(tree.content!);
+  }
+
+  for (const [copy, id] of marks) {
+    if (gone.has(copy)) continue;
+    copy.before(document.createComment(`bf-frame:${args.token}:${id}`));
+    copy.after(document.createComment(`/bf-frame:${args.token}:${id}`));
+  }
+  for (const d of drop) d.remove();
+
+  let html: string;
+  if (args.part === "body") {
+    html = bodyCopy && !gone.has(bodyCopy) ? (bodyCopy as Element).innerHTML : "";
+  } else {
+    const frameset = bodyCopy as Element | null;
+    if (frameset && frameset.tagName === "FRAMESET" && frameset.parentNode === rootCopy) {
+      // A frameset document: stitched frame content must land in a body to survive HTML parsing.
+      const body = document.createElement("body");
+      body.append(...Array.from(frameset.childNodes));
+      frameset.replaceWith(body);
+    }
+    html = `${doctype}${rootCopy.outerHTML}`;
+  }
+  return { html, shadowRoots, shadowTruncated, unmarkedFrames };
+}
+
+export interface LinkArgs {
+  visibleOnly: boolean;
+  excludeExternal: boolean;
+  /** The top page's hostname for excludeExternal; null in the top frame (its own hostname). */
+  host: string | null;
+  /** Iframe elements of this frame whose visibility the caller wants to know, in this order. */
+  frames: (Element | null)[];
+  maxShadowRoots: number;
+}
+
+export interface LinkResult {
+  links: PageLink[];
+  host: string;
+  /** Per LinkArgs.frames: whether a person could see that iframe. */
+  framesVisible: boolean[];
+  shadowRoots: number;
+  shadowTruncated: boolean;
+}
+
+/**
+ * collectLinks (formats/in-page.ts) over the document and every open shadow root in it: absolute http(s)
+ * URLs without fragment, de-duplicated, the first non-empty text kept.
+ */
+export function collectFrameLinks(args: LinkArgs): LinkResult {
+  const host = args.host ?? location.hostname;
+  const seen = new Map<string, PageLink>();
+  const roots: (Document | ShadowRoot)[] = [document];
+  let shadowTruncated = false;
+  for (let r = 0; r < roots.length; r++) {
+    const root = roots[r]!;
+    for (const a of Array.from(root.querySelectorAll<Element>("a[href], area[href]"))) {
+      const raw = (a as HTMLAnchorElement).href;
+      let url: URL;
+      try {
+        url = new URL(typeof raw === "string" ? raw : (a.getAttribute("href") ?? ""), document.baseURI);
+      } catch {
+        continue;
+      }
+      if (url.protocol !== "http:" && url.protocol !== "https:") continue;
+      if (args.excludeExternal && url.hostname !== host) continue;
+      if (
+        args.visibleOnly &&
+        a instanceof HTMLElement &&
+        !a.checkVisibility({ visibilityProperty: true } as never)
+      )
+        continue;
+      url.hash = "";
+      const key = url.href;
+      const text = (a.textContent ?? "").replace(/\s+/g, " ").trim();
+      const prior = seen.get(key);
+      if (!prior) seen.set(key, { url: key, text });
+      else if (!prior.text && text) prior.text = text;
+    }
+    const all = root.querySelectorAll("*");
+    for (let i = 0; i < all.length; i++) {
+      const shadow = all[i]!.shadowRoot;
+      if (!shadow) continue;
+      if (roots.length > args.maxShadowRoots) {
+        shadowTruncated = true;
+        break;
+      }
+      roots.push(shadow);
+    }
+  }
+  const framesVisible = args.frames.map((f) => {
+    if (!f?.isConnected) return false;
+    const r = f.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && f.checkVisibility({ visibilityProperty: true } as never);
+  });
+  return {
+    links: Array.from(seen.values()),
+    host,
+    framesVisible,
+    shadowRoots: roots.length - 1,
+    shadowTruncated,
+  };
+}
+
+/**
+ * Where this iframe's content box starts, in its own frame's viewport: add it to boxes measured inside
+ * the child frame to get them in the parent's viewport.
+ */
+export function frameContentOrigin(el: Element): { x: number; y: number } {
+  const r = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return {
+    x: r.x + el.clientLeft + (Number.parseFloat(style.paddingLeft) || 0),
+    y: r.y + el.clientTop + (Number.parseFloat(style.paddingTop) || 0),
+  };
+}
