@@ -219,8 +219,6 @@ function assertInOrder(html: string, texts: string[]): void {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-
 describe("composedHtml", () => {
   test("visibleOnly: shadow roots composed through their slots, frames where their iframes are", async () => {
     const page = await open("/main");
@@ -383,13 +381,13 @@ describe("composedHtml", () => {
     }
   });
 
-  test("frames that never load, never answer or never stop running do not hang it", async () => {
+  // A hang fails the test at its timeout; no timing is asserted.
+  test("frames that never load, never answer or never stop running do not hang it", {
+    timeout: 60_000,
+  }, async () => {
     const page = await open("/hang", "domcontentloaded");
     try {
-      const started = Date.now();
       const out = await composedHtml(page, { visibleOnly: true, limits: { frameTimeoutMs: 1000 } });
-      const ms = Date.now() - started;
-      assert.ok(ms < 6000, `took ${ms} ms`);
       assertInOrder(out.html, ["Hang top", "Hang bottom"]);
       assert.ok(!out.html.includes("Busy frame text"), "the frame stuck in a loop is left out");
 
@@ -399,7 +397,6 @@ describe("composedHtml", () => {
         limits: { frameTimeoutMs: 1000 },
       });
       assert.ok(Array.isArray(links));
-      assert.ok(Date.now() - started < 12_000);
     } finally {
       await page.close({ runBeforeUnload: false });
     }
@@ -464,41 +461,14 @@ describe("composedHtml", () => {
     }
   });
 
-  test("a plain page costs what visibleDocumentHtml costs: one evaluate", async (t) => {
+  test("a plain page comes out exactly as visibleDocumentHtml and page.content() give it", async () => {
     const page = await open("/plain");
     try {
-      const old: number[] = [];
-      const ours: number[] = [];
-      const content: number[] = [];
-      const oursHtml: number[] = [];
-      // Warm up both, then interleave.
-      await page.evaluate(visibleDocumentHtml);
-      await composedHtml(page, { visibleOnly: true });
-      for (let i = 0; i < 9; i++) {
-        let s = performance.now();
-        const oldHtml = await page.evaluate(visibleDocumentHtml);
-        old.push(performance.now() - s);
-        s = performance.now();
-        const composed = await composedHtml(page, { visibleOnly: true });
-        ours.push(performance.now() - s);
-        s = performance.now();
-        const raw = await page.content();
-        content.push(performance.now() - s);
-        s = performance.now();
-        const composedRaw = await composedHtml(page, { visibleOnly: false });
-        oursHtml.push(performance.now() - s);
-        if (i === 0) {
-          assert.equal(composed.html, oldHtml, "the same html as visibleDocumentHtml");
-          assert.equal(composedRaw.html, raw, "the same html as page.content()");
-          assert.equal(composed.frames + composed.shadowRoots, 0);
-        }
-      }
-      const elements = await page.evaluate(() => document.querySelectorAll("*").length);
-      t.diagnostic(
-        `${elements} elements, medians: visibleDocumentHtml ${median(old).toFixed(1)} ms, composedHtml(visibleOnly) ${median(ours).toFixed(1)} ms; page.content() ${median(content).toFixed(1)} ms, composedHtml(all) ${median(oursHtml).toFixed(1)} ms`,
-      );
-      // Loose: this only catches a second pass or extra round trips, not noise on a busy machine.
-      assert.ok(median(ours) < median(old) * 2 + 10, "composedHtml is not much slower on a plain page");
+      const composed = await composedHtml(page, { visibleOnly: true });
+      assert.equal(composed.html, await page.evaluate(visibleDocumentHtml));
+      const composedRaw = await composedHtml(page, { visibleOnly: false });
+      assert.equal(composedRaw.html, await page.content());
+      assert.equal(composed.frames + composed.shadowRoots, 0);
     } finally {
       await page.close();
     }
