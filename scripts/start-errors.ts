@@ -2,7 +2,7 @@
  * Why `npm start` could not start, in one line that names the setting at fault. The checks here run before
  * anything is started (settings, ports), and explain() turns whatever failed later into such a line.
  */
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { ChromiumMissingError } from "@browserfleet/browser";
 import { MissingBinaryError } from "@browserfleet/bus";
 import { type Config, configSchema } from "@browserfleet/config";
@@ -65,6 +65,67 @@ function portError(err: NodeJS.ErrnoException, name: string, port: number): Star
       `${name} ${port} needs privileges this user lacks: set ${name} to a port above 1023`,
     );
   return undefined;
+}
+
+/** Can a TCP connection reach host:port within a few seconds? The error code when not. */
+function reach(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 5000 });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve("no answer within 5 s");
+    });
+    socket.once("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+}
+
+/** A NATS_URL or DATABASE_URL that nothing answers at stops the start before anything runs. */
+export async function checkReachable(config: Config): Promise<void> {
+  const servers = [
+    ...(config.NATS_URL
+      ? [
+          {
+            name: "NATS_URL",
+            urls: config.NATS_URL.split(","),
+            port: 4222,
+            or: "unset it to run a local nats-server",
+          },
+        ]
+      : []),
+    ...(config.DATABASE_URL
+      ? [
+          {
+            name: "DATABASE_URL",
+            urls: [config.DATABASE_URL],
+            port: 5432,
+            or: "unset it for the embedded PostgreSQL",
+          },
+        ]
+      : []),
+  ];
+  for (const { name, urls, port, or } of servers) {
+    const problems: string[] = [];
+    for (const raw of urls) {
+      let url: URL;
+      try {
+        url = new URL(raw.includes("://") || name !== "NATS_URL" ? raw.trim() : `nats://${raw.trim()}`);
+      } catch {
+        throw new StartError(`${name} is not a URL: fix ${name} or ${or}`);
+      }
+      const problem = await reach(url.hostname.replace(/^\[|\]$/g, ""), Number(url.port || port));
+      if (problem) problems.push(`${url.hostname}:${url.port || port} (${problem})`);
+    }
+    // One server that answers is enough: a NATS client tries the others.
+    if (problems.length === urls.length) {
+      throw new StartError(
+        `${name} points at ${problems.join(", ")}, which does not answer: fix ${name} or ${or}`,
+      );
+    }
+  }
 }
 
 /** The x402 settings by the names the api's payment module gives them. */

@@ -14,7 +14,14 @@ import { startLocalNats } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import { locateDatabase } from "@browserfleet/db";
 import { startJobs } from "@browserfleet/jobs";
-import { checkPortsFree, checkWalletPayments, configFromEnv, explain, oneLine } from "./start-errors.ts";
+import {
+  checkPortsFree,
+  checkReachable,
+  checkWalletPayments,
+  configFromEnv,
+  explain,
+  oneLine,
+} from "./start-errors.ts";
 
 /** What is running, in the order it started; stopped from the end. */
 const running: { name: string; stop: () => Promise<void> }[] = [];
@@ -97,6 +104,7 @@ async function main(): Promise<void> {
   config = cfg;
   checkWalletPayments(cfg);
   await checkPortsFree(cfg);
+  await checkReachable(cfg);
   findChromium();
 
   let natsUrl = cfg.NATS_URL;
