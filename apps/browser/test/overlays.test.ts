@@ -686,7 +686,10 @@ describe("clearOverlays on live pages (Chromium)", () => {
     await page.close();
   });
 
-  it("stays within its budget on a page whose main thread is busy, and does not throw", async () => {
+  // A hang fails at the test's timeout; no timing is asserted.
+  it("gives up on a page whose main thread is busy, without throwing or touching it later", {
+    timeout: 30_000,
+  }, async () => {
     const page = await open("/german");
     await page.locator("#cookie-hinweis").waitFor();
     // The page's next task runs for 2.5 s: every evaluate waits behind it.
@@ -698,10 +701,7 @@ describe("clearOverlays on live pages (Chromium)", () => {
         }
       }, 0);
     });
-    const started = performance.now();
     const r = await clearOverlays(page, { timeoutMs: 300 });
-    const ms = performance.now() - started;
-    assert.ok(ms < 800, `took ${ms.toFixed(0)} ms, with a 2.5 s task in the way`);
     assert.deepEqual(r, { dismissed: [], hidden: 0 });
     // The pass that ran late found its deadline gone and left the page alone.
     await page.waitForFunction(() => true, undefined, { timeout: 5_000 });
@@ -710,7 +710,7 @@ describe("clearOverlays on live pages (Chromium)", () => {
     await page.close();
   });
 
-  it("a page without overlays: one evaluate, nothing changed (cost measured)", async (t) => {
+  it("a page without overlays: one evaluate, nothing changed", async () => {
     const page = await open("/plain");
     const main = page.mainFrame() as unknown as { evaluate: (...args: unknown[]) => Promise<unknown> };
     const original = main.evaluate.bind(main);
@@ -719,30 +719,15 @@ describe("clearOverlays on live pages (Chromium)", () => {
       evaluates++;
       return original(...args);
     };
-    const elements = await page.evaluate(() => document.getElementsByTagName("*").length);
+    await page.evaluate(() => document.getElementsByTagName("*").length);
     evaluates = 0;
     for (let i = 0; i < 3; i++) await clearOverlays(page);
     evaluates = 0;
-    const times: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const started = performance.now();
       const r = await clearOverlays(page);
-      times.push(performance.now() - started);
       assert.deepEqual(r, { dismissed: [], hidden: 0 });
     }
     assert.equal(evaluates, 20, "one evaluate per call");
-    const rtt: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const started = performance.now();
-      await page.evaluate(() => 1);
-      rtt.push(performance.now() - started);
-    }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    t.diagnostic(
-      `no-overlay page, ${elements} elements: clearOverlays median ${median(times).toFixed(2)} ms, ` +
-        `max ${Math.max(...times).toFixed(2)} ms; an empty evaluate ${median(rtt).toFixed(2)} ms`,
-    );
-    assert.ok(median(times) < 100, `median ${median(times)} ms`);
     assert.equal(
       await page.evaluate(
         () => document.querySelectorAll("[data-bf-overlay-hidden], [data-bf-overlay-unlocked]").length,
