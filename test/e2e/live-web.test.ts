@@ -131,6 +131,82 @@ describe("content that loads on scroll", () => {
   });
 });
 
+describe("shadow DOM and frames in every text format", () => {
+  test("markdown, html, links and elements reach open shadow roots, with slotted children where the slots are", async () => {
+    const r = await scrape({
+      url: web.a("/shadow"),
+      formats: ["markdown", "html", "links", "elements"],
+      selectors: ["inner-price strong"],
+    });
+    const md: string = r.data.markdown;
+    const order = [
+      "Shadow card title",
+      "Slotted product name",
+      "Default slot description",
+      "Nested shadow price 42 EUR",
+      "Fallback slot content",
+    ].map((t) => md.indexOf(t));
+    assert.ok(
+      order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+      `in page order: ${md}`,
+    );
+    assert.doesNotMatch(md, /Hidden shadow text/);
+    assert.doesNotMatch(md, /Never rendered light child/, "a light child no slot takes is not shown");
+    assert.match(r.data.html, /Shadow card title/);
+    assert.ok(
+      r.data.links.some((l: Json) => l.url === web.a("/shadow-link") && l.text === "Shadow link"),
+      JSON.stringify(r.data.links),
+    );
+    assert.equal(r.data.elements[0].matches[0].text, "Nested shadow price 42 EUR");
+    assert.ok(r.metadata.frames.shadowRoots >= 3);
+  });
+
+  test("same-origin, cross-origin and nested iframes are inline where they appear", async () => {
+    const r = await scrape({ url: web.a("/frames"), formats: ["markdown", "html", "links"] });
+    const md: string = r.data.markdown;
+    const order = [
+      "Before the frames",
+      "Same-origin frame text",
+      "Between the frames",
+      "Cross-origin frame text",
+      "Nested frame text",
+      "After the frames",
+    ].map((t) => md.indexOf(t));
+    assert.ok(
+      order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+      `in page order: ${md}`,
+    );
+    assert.equal(md.split("Same-origin frame text").length, 2, "the hidden copy of the frame is left out");
+    assert.match(r.data.html, /Cross-origin frame text/);
+    const urls = r.data.links.map((l: Json) => l.url);
+    assert.ok(urls.includes(web.a("/from-frame-a")), urls.join(" "));
+    assert.ok(urls.includes(web.b("/from-frame-b")), "a frame's relative link resolves against its own origin");
+    assert.ok(r.metadata.frames.frames >= 3);
+  });
+
+  test("htmlMode document is the main document's source alone", async () => {
+    const r = await scrape({ url: web.a("/frames"), formats: ["html"], htmlMode: "document" });
+    assert.doesNotMatch(r.data.html, /Cross-origin frame text/);
+    assert.match(r.data.html, /<iframe/);
+  });
+});
+
+describe("overlays", () => {
+  test("a consent overlay is declined before controls and screenshot, and kept with overlays: keep", async () => {
+    const r = await scrape({ url: web.a("/consent"), formats: ["markdown", "controls", "screenshot"] });
+    const names = r.data.controls.map((c: Json) => c.name);
+    assert.ok(names.includes("Open menu"), `the page's own button is reachable: ${names.join(", ")}`);
+    assert.ok(!names.includes("Accept all"), "the dialog is gone");
+    assert.ok(r.metadata.overlays.dismissed.length + r.metadata.overlays.hidden > 0);
+    assert.equal(r.metadata.url, web.a("/consent"), "nothing navigated");
+    assert.match(r.data.markdown, /Shop front/);
+
+    const kept = await scrape({ url: web.a("/consent"), formats: ["controls"], overlays: "keep" });
+    const keptNames = kept.data.controls.map((c: Json) => c.name);
+    assert.ok(keptNames.includes("Accept all"), keptNames.join(", "));
+  });
+});
+
 describe("over MCP, batch and crawl, with default options", () => {
   test("web_scrape waits for script content too", async () => {
     const client = new Client({ name: "e2e", version: "1.0.0" });

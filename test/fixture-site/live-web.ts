@@ -201,8 +201,12 @@ function routes(origin: string, other: string): Record<string, (req: IncomingMes
     "/consent": () =>
       page(
         "Shop",
-        `<h1>Shop front</h1><button onclick="window.opened = true">Open menu</button>
-<a href="/static">Read the story</a>
+        `<header><h1>Shop front</h1><button onclick="window.opened = true">Open menu</button></header>
+<main>${Array.from(
+          { length: 12 },
+          (_, i) =>
+            `<article><h2>Product ${i + 1}</h2><p>A sturdy thing you can order here, with a long description of what it is for and why people like it.</p><a href="/static">Read the story ${i + 1}</a></article>`,
+        ).join("")}</main>
 <div id="cookie-banner" style="position:fixed;inset:0;background:rgba(0,0,0,.6);z-index:9999">
   <div style="background:#fff;margin:20vh auto;width:60%;padding:20px" role="dialog" aria-label="Cookie consent">
     <p>We use cookies to improve your experience.</p>

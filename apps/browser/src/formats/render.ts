@@ -2,8 +2,10 @@ import type { Format, ScrapeRequest } from "@browserfleet/contracts";
 import { type MainContentStatus, MarkdownOptionError, sharedMarkdownPool } from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
+import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
+import { type ClearOverlaysResult, clearOverlays } from "../page/overlays.ts";
 import { type Control, controlsFromSnapshot } from "./controls-tree.ts";
-import { collectLinks, cssPathOf, describeElements, visibleDocumentHtml } from "./in-page.ts";
+import { cssPathOf } from "./in-page.ts";
 
 export interface FormatOutcome {
   data: Partial<Record<Format, unknown>>;
@@ -14,6 +16,10 @@ export interface FormatOutcome {
   mainContent?: MainContentStatus;
   /** For metadata.markdownDegraded: the conversion ran out of time and markdown is plain text. */
   markdownDegraded?: boolean;
+  /** For metadata.overlays: what was cleared before screenshot, pdf or controls. */
+  overlays?: ClearOverlaysResult;
+  /** For metadata.frames: iframes and shadow roots composed into markdown or html. */
+  frames?: { frames: number; shadowRoots: number; truncated: boolean };
   /** Milliseconds spent per format, for metrics. */
   timings: Partial<Record<Format, number>>;
 }
@@ -22,6 +28,105 @@ const MAX_MATCHES_PER_SELECTOR = 100;
 /** Chromium cannot capture taller than its texture limit; longer pages are cut there and say so. */
 export const MAX_SCREENSHOT_HEIGHT = 16_384;
 
+/** Renders one format of the page as it stands, noting what metadata should say in `out`. */
+type Renderer = (page: Page, req: ScrapeRequest, out: FormatOutcome) => Promise<unknown>;
+
+/** Consent dialogs and modal overlays go before what a person would look at (once per page). */
+async function clearOverlaysOnce(page: Page, req: ScrapeRequest, out: FormatOutcome): Promise<void> {
+  if (req.overlays === "keep" || out.overlays) return;
+  out.overlays = await clearOverlays(page);
+}
+
+/** The composed DOM for markdown and html; its facts go to metadata.frames when it has any. */
+async function composed(page: Page, visibleOnly: boolean, out: FormatOutcome): Promise<string> {
+  const c = await composedHtml(page, { visibleOnly });
+  if (c.frames || c.shadowRoots || c.truncated)
+    out.frames = { frames: c.frames, shadowRoots: c.shadowRoots, truncated: c.truncated };
+  return c.html;
+}
+
+/**
+ * Every format's renderer, in the order they run: the DOM-reading formats first, then what overlays
+ * are cleared for, then screenshots and PDFs, which may resize or re-layout the page. A format missing
+ * here does not compile.
+ */
+const RENDERERS: { readonly [F in Format]: Renderer } = {
+  html: (page, req, out) => (req.htmlMode === "document" ? page.content() : composed(page, false, out)),
+  markdown: async (page, req, out) => {
+    const html = await composed(page, true, out);
+    // In a worker thread with a hard time budget: never blocks this event loop or the slot for long.
+    const result = await sharedMarkdownPool()
+      .convert(html, {
+        baseUrl: page.url(),
+        onlyMainContent: req.onlyMainContent ?? false,
+        includeTags: req.includeTags,
+        excludeTags: req.excludeTags,
+      })
+      .catch((err: unknown) => {
+        throw err instanceof MarkdownOptionError ? new BrowserError(err.code, 422, err.message) : err;
+      });
+    if (result.mainContent) out.mainContent = result.mainContent;
+    if (result.degraded) out.markdownDegraded = true;
+    return result.markdown;
+  },
+  links: (page, req) =>
+    composedLinks(page, {
+      visibleOnly: req.links?.visibleOnly ?? false,
+      excludeExternal: req.links?.excludeExternal ?? false,
+    }),
+  elements: async (page, req) => {
+    const results = [];
+    for (const selector of req.selectors ?? []) {
+      try {
+        results.push({
+          selector,
+          matches: await elementsAcrossFrames(page, selector, MAX_MATCHES_PER_SELECTOR),
+        });
+      } catch (err) {
+        results.push({ selector, matches: [], error: errorOf(err).message });
+      }
+    }
+    if (results.every((r) => "error" in r))
+      throw new BrowserError("invalid_selector", 422, results.map((r) => r.error).join("; "));
+    return results;
+  },
+  accessibility: (page) => page.ariaSnapshot({ timeout: 10_000 }),
+  json: async () => {
+    // Scrapes, batches and crawls never send json here (the api and the jobs program make it from
+    // markdown); only a live session's formats can still ask for it.
+    throw new BrowserError(
+      "not_supported",
+      422,
+      "the json format is not available in live sessions yet: ask for markdown here, or POST /web/v1/scrape with formats [json] on the page's URL",
+    );
+  },
+  controls: async (page, req, out) => {
+    await clearOverlaysOnce(page, req, out);
+    const { controls, truncated } = await readControls(
+      page,
+      req.controls?.visibleOnly ?? true,
+      req.controls?.limit ?? 200,
+    );
+    if (truncated) out.controlsTruncated = true;
+    return controls;
+  },
+  screenshot: async (page, req, out) => {
+    await clearOverlaysOnce(page, req, out);
+    return screenshot(page, req, out);
+  },
+  pdf: async (page, req, out) => {
+    await clearOverlaysOnce(page, req, out);
+    const o = req.pdf;
+    const buf = await page.pdf({
+      format: o?.format ?? "A4",
+      landscape: o?.landscape ?? false,
+      printBackground: o?.printBackground ?? true,
+      scale: o?.scale ?? 1,
+    });
+    return buf.toString("base64");
+  },
+};
+
 /** Render every requested format from the page as it stands; one failing format never voids the others. */
 export async function renderFormats(
   page: Page,
@@ -29,23 +134,10 @@ export async function renderFormats(
   formats: readonly Format[],
 ): Promise<FormatOutcome> {
   const out: FormatOutcome = { data: {}, errors: {}, timings: {} };
-  // Screenshots and PDFs may resize or re-layout the page, so the DOM-reading formats go first.
-  const order: Format[] = [
-    "html",
-    "markdown",
-    "links",
-    "elements",
-    "accessibility",
-    "controls",
-    "json",
-    "screenshot",
-    "pdf",
-  ];
-  for (const f of order.filter((x) => formats.includes(x))) {
+  for (const f of (Object.keys(RENDERERS) as Format[]).filter((x) => formats.includes(x))) {
     const started = performance.now();
     try {
-      const value = await renderOne(page, req, f, out);
-      out.data[f] = value;
+      out.data[f] = await RENDERERS[f](page, req, out);
     } catch (err) {
       out.errors[f] = errorOf(err);
     }
@@ -54,111 +146,35 @@ export async function renderFormats(
   return out;
 }
 
-async function renderOne(page: Page, req: ScrapeRequest, f: Format, out: FormatOutcome): Promise<unknown> {
-  switch (f) {
-    case "html":
-      return page.content();
-    case "markdown": {
-      const html = await page.evaluate(visibleDocumentHtml);
-      // In a worker thread with a hard time budget: never blocks this event loop or the slot for long.
-      const result = await sharedMarkdownPool()
-        .convert(html, {
-          baseUrl: page.url(),
-          onlyMainContent: req.onlyMainContent ?? false,
-          includeTags: req.includeTags,
-          excludeTags: req.excludeTags,
-        })
-        .catch((err: unknown) => {
-          throw err instanceof MarkdownOptionError ? new BrowserError(err.code, 422, err.message) : err;
-        });
-      if (result.mainContent) out.mainContent = result.mainContent;
-      if (result.degraded) out.markdownDegraded = true;
-      return result.markdown;
-    }
-    case "links": {
-      const opts = {
-        visibleOnly: req.links?.visibleOnly ?? false,
-        excludeExternal: req.links?.excludeExternal ?? false,
-      };
-      return page.evaluate(collectLinks, opts);
-    }
-    case "elements": {
-      const results = [];
-      for (const selector of req.selectors ?? []) {
-        try {
-          const matches = await page
-            .locator(selector)
-            .evaluateAll(describeElements, MAX_MATCHES_PER_SELECTOR);
-          results.push({ selector, matches });
-        } catch (err) {
-          results.push({ selector, matches: [], error: errorOf(err).message });
-        }
-      }
-      if (results.every((r) => "error" in r))
-        throw new BrowserError("invalid_selector", 422, results.map((r) => r.error).join("; "));
-      return results;
-    }
-    case "accessibility":
-      return page.ariaSnapshot({ timeout: 10_000 });
-    case "controls": {
-      const { controls, truncated } = await readControls(
-        page,
-        req.controls?.visibleOnly ?? true,
-        req.controls?.limit ?? 200,
-      );
-      if (truncated) out.controlsTruncated = true;
-      return controls;
-    }
-    case "screenshot": {
-      const o = req.screenshot;
-      const vp = o?.viewport;
-      if (vp?.width || vp?.height) {
-        const current = page.viewportSize() ?? { width: 1280, height: 720 };
-        await page.setViewportSize({ width: vp.width ?? current.width, height: vp.height ?? current.height });
-      }
-      const shotOpts = {
-        type: o?.type ?? "png",
-        quality: o?.type === "jpeg" ? (o.quality ?? 80) : undefined,
-        omitBackground: o?.omitBackground ?? false,
-        timeout: 15_000,
-      } as const;
-      if (o?.selector)
-        return (await page.locator(o.selector).first().screenshot(shotOpts)).toString("base64");
-      if (!o?.fullPage) return (await page.screenshot(shotOpts)).toString("base64");
-      const size = await page.evaluate(() => ({
-        width: document.documentElement.scrollWidth,
-        height: document.documentElement.scrollHeight,
-      }));
-      const buf =
-        size.height > MAX_SCREENSHOT_HEIGHT
-          ? await page.screenshot({
-              ...shotOpts,
-              fullPage: true,
-              clip: { x: 0, y: 0, width: size.width, height: MAX_SCREENSHOT_HEIGHT },
-            })
-          : await page.screenshot({ ...shotOpts, fullPage: true });
-      if (size.height > MAX_SCREENSHOT_HEIGHT) out.screenshotTruncated = true;
-      return buf.toString("base64");
-    }
-    case "pdf": {
-      const o = req.pdf;
-      const buf = await page.pdf({
-        format: o?.format ?? "A4",
-        landscape: o?.landscape ?? false,
-        printBackground: o?.printBackground ?? true,
-        scale: o?.scale ?? 1,
-      });
-      return buf.toString("base64");
-    }
-    case "json":
-      // Scrapes, batches and crawls never send json here (the api and the jobs program make it from
-      // markdown); only a live session's formats can still ask for it.
-      throw new BrowserError(
-        "not_supported",
-        422,
-        "the json format is not available in live sessions yet: ask for markdown here, or POST /web/v1/scrape with formats [json] on the page's URL",
-      );
+async function screenshot(page: Page, req: ScrapeRequest, out: FormatOutcome): Promise<string> {
+  const o = req.screenshot;
+  const vp = o?.viewport;
+  if (vp?.width || vp?.height) {
+    const current = page.viewportSize() ?? { width: 1280, height: 720 };
+    await page.setViewportSize({ width: vp.width ?? current.width, height: vp.height ?? current.height });
   }
+  const shotOpts = {
+    type: o?.type ?? "png",
+    quality: o?.type === "jpeg" ? (o.quality ?? 80) : undefined,
+    omitBackground: o?.omitBackground ?? false,
+    timeout: 15_000,
+  } as const;
+  if (o?.selector) return (await page.locator(o.selector).first().screenshot(shotOpts)).toString("base64");
+  if (!o?.fullPage) return (await page.screenshot(shotOpts)).toString("base64");
+  const size = await page.evaluate(() => ({
+    width: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight,
+  }));
+  const buf =
+    size.height > MAX_SCREENSHOT_HEIGHT
+      ? await page.screenshot({
+          ...shotOpts,
+          fullPage: true,
+          clip: { x: 0, y: 0, width: size.width, height: MAX_SCREENSHOT_HEIGHT },
+        })
+      : await page.screenshot({ ...shotOpts, fullPage: true });
+  if (size.height > MAX_SCREENSHOT_HEIGHT) out.screenshotTruncated = true;
+  return buf.toString("base64");
 }
 
 /** The AI snapshot gives each control a ref that a later act resolves with `aria-ref=`. */

@@ -22,5 +22,9 @@ export async function pageFacts(
     ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
     ...(outcome.mainContent ? { mainContent: outcome.mainContent } : {}),
     ...(outcome.markdownDegraded ? { markdownDegraded: true } : {}),
+    ...(outcome.overlays && (outcome.overlays.dismissed.length || outcome.overlays.hidden)
+      ? { overlays: outcome.overlays }
+      : {}),
+    ...(outcome.frames ? { frames: outcome.frames } : {}),
   };
 }
