@@ -180,7 +180,10 @@ describe("shadow DOM and frames in every text format", () => {
     assert.match(r.data.html, /Cross-origin frame text/);
     const urls = r.data.links.map((l: Json) => l.url);
     assert.ok(urls.includes(web.a("/from-frame-a")), urls.join(" "));
-    assert.ok(urls.includes(web.b("/from-frame-b")), "a frame's relative link resolves against its own origin");
+    assert.ok(
+      urls.includes(web.b("/from-frame-b")),
+      "a frame's relative link resolves against its own origin",
+    );
     assert.ok(r.metadata.frames.frames >= 3);
   });
 
