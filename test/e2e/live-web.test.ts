@@ -259,5 +259,7 @@ describe("over MCP, batch and crawl, with default options", () => {
     assert.equal(c.status, "completed");
     assert.match(md(c.data, "/late-timer"), /Timer content arrived/);
     assert.match(md(c.data, "/late-fetch"), /Fetched item one/);
+    assert.match(md(c.data, "/shadow"), /Nested shadow price 42 EUR/);
+    assert.match(md(c.data, "/frames"), /Cross-origin frame text/);
   });
 });
