@@ -5,7 +5,6 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { findChromium } from "../src/chromium.ts";
-import { visibleDocumentHtml } from "../src/formats/in-page.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../src/page/composed-dom.ts";
 import type * as InPage from "../src/page/composed-in-page.ts";
 
@@ -217,6 +216,30 @@ function assertInOrder(html: string, texts: string[]): void {
     assert.ok(i > at, `"${t}" should come after "${texts[texts.indexOf(t) - 1] ?? "the start"}"`);
     at = i;
   }
+}
+
+/** The light-DOM serializer markdown used before composition: what a plain page must still give. The rendered DOM without what a person cannot see, with every link and image URL made absolute. */
+function visibleDocumentHtml(): string {
+  const originals = Array.from(document.documentElement.querySelectorAll("*"));
+  const clone = document.documentElement.cloneNode(true) as HTMLElement;
+  const copies = Array.from(clone.querySelectorAll("*"));
+  const drop: Element[] = [];
+  originals.forEach((el, i) => {
+    const copy = copies[i];
+    if (!copy) return;
+    if (el instanceof HTMLElement && !el.closest("head")) {
+      const style = getComputedStyle(el);
+      if (style.display === "none" || style.visibility === "hidden" || el.hidden) {
+        drop.push(copy);
+        return;
+      }
+    }
+    if (el instanceof HTMLAnchorElement && el.getAttribute("href")) copy.setAttribute("href", el.href);
+    if (el instanceof HTMLImageElement && el.getAttribute("src"))
+      copy.setAttribute("src", el.currentSrc || el.src);
+  });
+  for (const el of drop) el.remove();
+  return `<!DOCTYPE html>${clone.outerHTML}`;
 }
 
 describe("composedHtml", () => {

@@ -4,63 +4,9 @@
  * named inner functions must be avoided (esbuild's keepNames wraps them in a `__name` helper).
  */
 
-/** The rendered DOM without what a person cannot see, with every link and image URL made absolute. */
-export function visibleDocumentHtml(): string {
-  const originals = Array.from(document.documentElement.querySelectorAll("*"));
-  const clone = document.documentElement.cloneNode(true) as HTMLElement;
-  const copies = Array.from(clone.querySelectorAll("*"));
-  const drop: Element[] = [];
-  originals.forEach((el, i) => {
-    const copy = copies[i];
-    if (!copy) return;
-    if (el instanceof HTMLElement && !el.closest("head")) {
-      const style = getComputedStyle(el);
-      if (style.display === "none" || style.visibility === "hidden" || el.hidden) {
-        drop.push(copy);
-        return;
-      }
-    }
-    if (el instanceof HTMLAnchorElement && el.getAttribute("href")) copy.setAttribute("href", el.href);
-    if (el instanceof HTMLImageElement && el.getAttribute("src"))
-      copy.setAttribute("src", el.currentSrc || el.src);
-  });
-  for (const el of drop) el.remove();
-  return `<!DOCTYPE html>${clone.outerHTML}`;
-}
-
 export interface PageLink {
   url: string;
   text: string;
-}
-
-export function collectLinks(opts: { visibleOnly: boolean; excludeExternal: boolean }): PageLink[] {
-  const seen = new Map<string, PageLink>();
-  const host = location.hostname;
-  for (const a of Array.from(
-    document.querySelectorAll<HTMLAnchorElement | HTMLAreaElement>("a[href], area[href]"),
-  )) {
-    let url: URL;
-    try {
-      url = new URL(a.href, document.baseURI);
-    } catch {
-      continue;
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") continue;
-    if (opts.excludeExternal && url.hostname !== host) continue;
-    if (
-      opts.visibleOnly &&
-      a instanceof HTMLElement &&
-      !a.checkVisibility({ visibilityProperty: true } as never)
-    )
-      continue;
-    url.hash = "";
-    const key = url.href;
-    const text = (a.textContent ?? "").replace(/\s+/g, " ").trim();
-    const prior = seen.get(key);
-    if (!prior) seen.set(key, { url: key, text });
-    else if (!prior.text && text) prior.text = text;
-  }
-  return Array.from(seen.values());
 }
 
 export interface ElementMatch {
