@@ -210,6 +210,31 @@ describe("overlays", () => {
   });
 });
 
+describe("live sessions", () => {
+  test("a session opens on the page as built by script, and an act returns what its click fetched", async () => {
+    const open = await stack.post("/web/v1/session", {
+      url: web.a("/click-fetch"),
+      formats: ["controls", "markdown"],
+    });
+    assert.equal(open.status, 200, JSON.stringify(open.body));
+    assert.equal(open.body.metadata.settle.reason, "quiet");
+    const button = open.body.data.controls.find((c: Json) => c.name === "Show details");
+    assert.ok(button, JSON.stringify(open.body.data.controls));
+    try {
+      const act = await stack.post("/web/v1/act", {
+        sessionId: open.body.sessionId,
+        actions: [{ click: { ref: button.ref } }],
+        formats: ["markdown"],
+      });
+      assert.equal(act.status, 200, JSON.stringify(act.body));
+      assert.match(act.body.data.markdown, /Lazy section loaded from the API/);
+      assert.equal(act.body.metadata.settle.reason, "quiet");
+    } finally {
+      await stack.call("DELETE", `/web/v1/session/${open.body.sessionId}`);
+    }
+  });
+});
+
 describe("over MCP, batch and crawl, with default options", () => {
   test("web_scrape waits for script content too", async () => {
     const client = new Client({ name: "e2e", version: "1.0.0" });

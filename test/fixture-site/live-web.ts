@@ -215,6 +215,17 @@ function routes(origin: string, other: string): Record<string, (req: IncomingMes
   </div>
 </div>`,
       ),
+    "/click-fetch": () =>
+      page(
+        "Details",
+        `<h1>Product</h1><button id="more">Show details</button><div id="details"></div>
+<script>
+  document.getElementById("more").addEventListener("click", async () => {
+    const more = await (await fetch("/api/more?delay=250")).json();
+    setTimeout(() => { document.getElementById("details").textContent = more.text; }, 50);
+  });
+</script>`,
+      ),
     "/live-index": () =>
       page(
         "Index",
