@@ -99,12 +99,17 @@ describe("client-side redirects", () => {
     }
   });
 
-  test("a script redirect to a blocked address is refused by the guard, not rendered", async () => {
-    const r = await stack.post("/web/v1/scrape", {
-      html: `<p>leaving</p><script>setTimeout(() => location.href = "http://169.254.169.254/latest/meta-data/", 100)</script>`,
-    });
-    assert.equal(r.status, 400, JSON.stringify(r.body));
-    assert.equal(r.body.error.code, "ssrf_blocked");
+  test("a script redirect to a blocked address is refused by the guard, not rendered, every time", async () => {
+    // Several times over: Chromium sometimes holds the close of a page caught mid-navigation, which
+    // once left the caller waiting for the api's deadline instead of getting the refusal.
+    for (let i = 0; i < 4; i++) {
+      const r = await stack.post("/web/v1/scrape", {
+        html: `<p>leaving</p><script>setTimeout(() => location.href = "http://169.254.169.254/latest/meta-data/", 100)</script>`,
+        wait: { timeout: 15_000 },
+      });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.error.code, "ssrf_blocked");
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { closePage } from "./close-page.ts";
 
 /** A context lent to one task; `release` hands it back (it closes it when it is not shared). */
 export interface ContextLease {
@@ -104,7 +105,7 @@ export class JobContexts {
         e.active--;
         e.served++;
         if (e.retired) {
-          await keep?.close().catch(() => {});
+          if (keep) await closePage(keep);
           if (e.active === 0) await closeQuietly(e);
           return;
         }

@@ -2,6 +2,7 @@ import type { ScrapeRequest, WaitOptions } from "@browserfleet/contracts";
 import type { BrowserContext, Page, Request, Response } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import { closePage } from "./close-page.ts";
 import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
 import { type ScrollOutcome, scrollForLazyContent } from "./scroll.ts";
 import { defaultSettleBudget, settlePage } from "./settle.ts";
@@ -24,7 +25,7 @@ export async function openPage(
     return await navigate(page, proxy, req, opts);
   } catch (err) {
     // The context may outlive this task (a job's shared one), so a failed page must not stay open in it.
-    await page.close().catch(() => {});
+    await closePage(page);
     throw err;
   }
 }
@@ -104,7 +105,8 @@ async function navigateWatched(
       );
     throw new BrowserError("upstream_failed", 502, `could not load the page: ${message}`);
   }
-  if (response && (await response.headerValue("x-fleet-blocked"))) {
+  // headers() is at hand without a round trip to the browser; our guard's header is never a raw-only one.
+  if (response?.headers()["x-fleet-blocked"]) {
     throw new BrowserError(
       "ssrf_blocked",
       400,

@@ -102,9 +102,9 @@ class PageActivity {
   private readonly onResponse = (res: Response) => {
     if (res.request() !== this.navigating) return;
     this.status = res.status();
-    void res.headerValue("x-fleet-blocked").then((v) => {
-      if (v) this.blocked = this.proxy?.refusalFor(res.url())?.message ?? `refusing to fetch ${res.url()}`;
-    });
+    // headers() is at hand without a round trip to the browser (headerValue() makes one).
+    if (res.headers()["x-fleet-blocked"])
+      this.blocked = this.proxy?.refusalFor(res.url())?.message ?? `refusing to fetch ${res.url()}`;
   };
   private readonly onNavigated = (f: unknown) => {
     if (f === this.page.mainFrame()) {

@@ -414,7 +414,8 @@ async function blockedNavigation(proxy: GuardProxy, hops: Request[]): Promise<st
   if (!last) return undefined;
   const check = async () => {
     const response = await last.response();
-    if (!response || !(await response.headerValue("x-fleet-blocked"))) return undefined;
+    // headers() is at hand without a round trip to the browser (headerValue() makes one).
+    if (!response?.headers()["x-fleet-blocked"]) return undefined;
     return (
       hops.map((r) => proxy.refusalFor(r.url())).find((e) => e !== undefined)?.message ??
       `refusing to fetch ${response.url()}: it resolves to a blocked address`

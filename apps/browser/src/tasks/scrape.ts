@@ -3,6 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { failureOf } from "../errors.ts";
 import { renderFormats } from "../formats/render.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import { closePage } from "../page/close-page.ts";
 import { addRequestCookies, freshContext } from "../page/context.ts";
 import { pageFacts } from "../page/facts.ts";
 import type { ContextLease } from "../page/job-contexts.ts";
@@ -69,7 +70,7 @@ export async function runScrape(
   } finally {
     // Only a page that rendered cleanly may serve the job's next task; any other is closed.
     const keep = reusable && openedPage && !openedPage.isClosed() ? openedPage : undefined;
-    if (!keep) await openedPage?.close().catch(() => {});
+    if (!keep && openedPage) await closePage(openedPage);
     await held?.release(keep);
   }
 }
