@@ -23,6 +23,8 @@ export function gfmTableOf(el: Element | null | undefined): Alignment[] | undefi
 const MAX_COLSPAN = 100;
 const CELL_BLOCKS = new Set(["PRE", "UL", "OL", "H1", "H2", "H3", "H4", "H5", "H6", "HR", "BLOCKQUOTE"]);
 
+const TABLE_PARTS = new Set(["CAPTION", "THEAD", "TBODY", "TFOOT", "TR", "TD", "TH"]);
+
 const isCell = (el: Element) => el.nodeName === "TD" || el.nodeName === "TH";
 
 function span(el: Element, name: string, max: number): number {
@@ -195,10 +197,15 @@ function columnAlignments(grid: Element[][]): Alignment[] {
 export function normalizeTables(root: Element): void {
   const document = root.ownerDocument;
   const tables: Element[] = [];
+  const orphans: Element[] = [];
   walkElements(root, (el) => {
     if (el.nodeName === "TABLE") tables.push(el);
+    else if (TABLE_PARTS.has(el.nodeName) && !nearestTable(el)) orphans.push(el);
     return true;
   });
+  // Rows and cells outside any table (an HTML5 parser drops such tags and keeps their content; ours
+  // keeps the tags) would reach the table rules with no table: they become plain blocks.
+  for (const el of orphans) el.replaceWith(moveChildren(el, document.createElement("div")));
   if (tables.length === 0) return;
   // A table holding another one is a layout table: found from the inner side,
   // one parent walk per table instead of a selector query per table.

@@ -156,6 +156,16 @@ describe("output normalization", () => {
   });
 });
 
+describe("stray table parts", () => {
+  it("keeps the text of rows and cells that sit outside any table, instead of failing", () => {
+    // Seen on a real comparison page: a script-built grid of <tr>/<td> inside plain <div>s.
+    const out = md(`<div class="grid"><tr><th scope="row"><a href="/a">Plan A</a></th>
+      <div><td><strong>Highly trained</strong></td><td>$9,000</td></div></tr></div>`);
+    for (const text of ["[Plan A](https://example.com/a)", "**Highly trained**", "$9,000"])
+      assert.ok(out.includes(text), `${text} in ${out}`);
+  });
+});
+
 describe("title", () => {
   it("is the trimmed <title>, not an SVG <title>", () => {
     const result = htmlToMarkdown(
