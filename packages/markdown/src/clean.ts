@@ -37,7 +37,7 @@ function isTrackingPixel(img: Element): boolean {
 
 const BUTTON_INPUTS = new Set(["submit", "button", "reset"]);
 
-type Verdict = "keep" | "remove" | "label";
+type Verdict = "keep" | "remove" | "hidden" | "label";
 
 /**
  * Checkboxes stay for task lists and button-like inputs become their label.
@@ -58,10 +58,10 @@ function verdict(el: Element): Verdict {
   if (NEVER_CONTENT.has(tag)) return "remove";
   const hidden = el.getAttribute("hidden");
   // hidden="until-found" is collapsed-but-searchable content (accordions), i.e. real text.
-  if (hidden !== null && hidden.toLowerCase() !== "until-found") return "remove";
-  if (el.getAttribute("aria-hidden")?.trim().toLowerCase() === "true") return "remove";
+  if (hidden !== null && hidden.toLowerCase() !== "until-found") return "hidden";
+  if (el.getAttribute("aria-hidden")?.trim().toLowerCase() === "true") return "hidden";
   const style = el.getAttribute("style");
-  if (style && HIDDEN_STYLE.test(style)) return "remove";
+  if (style && HIDDEN_STYLE.test(style)) return "hidden";
   if (tag === "IMG") return isTrackingPixel(el) ? "remove" : "keep";
   if (tag === "INPUT") return inputVerdict(el);
   if (tag === "DIALOG" && !el.hasAttribute("open")) return "remove";
@@ -77,13 +77,35 @@ export interface PageMeta {
 }
 
 /**
- * Strips elements that never carry readable content, plus anything marked
- * hidden, and picks up the title and <base> on the way (they go too).
+ * A hidden element holding at least this share of the page's text is hidden only until the page's
+ * scripts run (a body kept invisible until fonts load, main content under aria-hidden while a modal
+ * was open when the page was saved): a person sees it, so it stays.
  */
-export function removeNonContent(root: Element): PageMeta {
-  const meta: PageMeta = {};
-  const removed: Element[] = [];
-  const labelled: Element[] = [];
+const HIDDEN_BUT_SHOWN_SHARE = 0.5;
+/** Below this many visible characters, a page whose <noscript> says more is read from its <noscript>. */
+const NOSCRIPT_FALLBACK_CHARS = 300;
+
+const textChars = (el: Element) => (el.textContent ?? "").replace(/\s+/g, "").length;
+
+interface Found {
+  removed: Element[];
+  hidden: Element[];
+  labelled: Element[];
+  noscripts: Element[];
+  /** React streaming: hidden segments (id S:n) and the placeholders they replace (template id B:n). */
+  segments: Element[];
+  slots: Map<string, Element>;
+}
+
+function survey(root: Element, meta: PageMeta): Found {
+  const found: Found = {
+    removed: [],
+    hidden: [],
+    labelled: [],
+    noscripts: [],
+    segments: [],
+    slots: new Map(),
+  };
   walkElements(root, (el) => {
     // SVG subtrees are never entered, so an icon's <title> cannot win.
     if (el.nodeName === "TITLE" && meta.title === undefined) {
@@ -91,16 +113,92 @@ export function removeNonContent(root: Element): PageMeta {
     } else if (el.nodeName === "BASE" && meta.baseHref === undefined) {
       meta.baseHref = el.getAttribute("href")?.trim() || undefined;
     }
+    if (el.nodeName === "NOSCRIPT") {
+      found.noscripts.push(el);
+      return false;
+    }
+    const id = el.getAttribute("id");
+    if (id?.startsWith("B:") && el.nodeName === "TEMPLATE") found.slots.set(id.slice(2), el);
+    if (id?.startsWith("S:") && el.nodeName === "DIV" && el.hasAttribute("hidden")) {
+      found.segments.push(el);
+      return true;
+    }
     const v = verdict(el);
-    if (v === "remove") removed.push(el);
-    else if (v === "label") labelled.push(el);
+    if (v === "remove") found.removed.push(el);
+    else if (v === "hidden") found.hidden.push(el);
+    else if (v === "label") found.labelled.push(el);
+    // Hidden elements are entered: one that stays needs its own insides cleaned.
     return v !== "remove" || el.nodeName === "HEAD";
   });
-  for (const el of removed) el.remove();
-  for (const input of labelled) {
+  return found;
+}
+
+/**
+ * Streamed server rendering (React 18, so Next.js and most of its peers) sends late parts of the page
+ * as hidden <div id="S:n"> at the end of the body, and a script moves each into the place its
+ * <template id="B:n"> marks, dropping the loading fallback that stood there. Done here, for pages read
+ * without running their scripts.
+ */
+function placeStreamedSegments(found: Found): void {
+  for (const segment of found.segments) {
+    segment.removeAttribute("hidden");
+    const slot = found.slots.get(segment.getAttribute("id")?.slice(2) ?? "");
+    if (!slot?.parentNode) continue;
+    // The fallback runs from the slot to the boundary's closing <!--/$--> comment.
+    for (let next = slot.nextSibling; next && !(next.nodeType === 8 && (next as Comment).data === "/$"); ) {
+      const after: ChildNode | null = next.nextSibling;
+      next.remove();
+      next = after;
+    }
+    slot.before(...Array.from(segment.childNodes));
+    segment.remove();
+  }
+}
+
+/**
+ * Strips elements that never carry readable content, plus anything marked
+ * hidden, and picks up the title and <base> on the way (they go too).
+ */
+export function removeNonContent(root: Element): PageMeta {
+  const meta: PageMeta = {};
+  strip(root, meta, true);
+  return meta;
+}
+
+function strip(root: Element, meta: PageMeta, outer: boolean): void {
+  const found = survey(root, meta);
+  placeStreamedSegments(found);
+  for (const el of found.removed) el.remove();
+  // Those in <head> went with it.
+  found.noscripts = found.noscripts.filter((el) => root.contains(el));
+  const body = root.querySelector("body") ?? root;
+  const noscriptChars = () => found.noscripts.reduce((n, el) => n + textChars(el), 0);
+  const pageChars = textChars(body) - noscriptChars();
+  for (const el of found.hidden) {
+    // Gone already with a hidden ancestor.
+    if (!root.contains(el)) continue;
+    if (pageChars > 0 && textChars(el) >= HIDDEN_BUT_SHOWN_SHARE * pageChars) continue;
+    el.remove();
+  }
+  found.noscripts = found.noscripts.filter((el) => root.contains(el));
+  for (const input of found.labelled) {
     input.replaceWith(root.ownerDocument.createTextNode(input.getAttribute("value")?.trim() ?? ""));
   }
-  return meta;
+  // A page built by script whose <noscript> holds the content (forum engines serve their crawler view
+  // there) is what a reader without those scripts sees.
+  const inNoscript = noscriptChars();
+  const visible = textChars(body) - inNoscript;
+  const useNoscript = outer && visible < NOSCRIPT_FALLBACK_CHARS && inNoscript > 2 * visible;
+  for (const el of found.noscripts) {
+    if (!useNoscript) {
+      el.remove();
+      continue;
+    }
+    const holder = root.ownerDocument.createElement("div");
+    holder.append(...Array.from(el.childNodes));
+    el.replaceWith(holder);
+    strip(holder, meta, false);
+  }
 }
 
 /**

@@ -7,10 +7,21 @@ const STARTS_WITH_HTML =
   /^\uFEFF?\s*(?:<!--[\s\S]*?-->\s*)*(?:<!doctype[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<html[\s>]/i;
 const LEADING_DOCTYPE = /^\uFEFF?\s*<!doctype[^>]*>/i;
 
+/**
+ * Where linkedom parts from what a browser builds out of the same bytes: an HTML5 parser ignores
+ * `</body>` and `</html>` (content after them still lands in the body; templates that include a footer
+ * mid-page write them early), and reads `<![CDATA[` outside SVG as a bogus comment that ends at once,
+ * where linkedom swallows the rest of the page. Both tags go; the CDATA opener goes (inside scripts,
+ * which are dropped anyway, that changes nothing).
+ */
+const END_OF_DOCUMENT = /<\/(?:body|html)\s*>/gi;
+const CDATA_OPEN = /<!\[CDATA\[/g;
+
 export function parseDocument(html: string): Document {
-  const source = STARTS_WITH_HTML.test(html)
-    ? html
-    : `<!doctype html><html><head></head><body>${html.replace(LEADING_DOCTYPE, "")}</body></html>`;
+  const repaired = html.replace(END_OF_DOCUMENT, "").replace(CDATA_OPEN, "");
+  const source = STARTS_WITH_HTML.test(repaired)
+    ? repaired
+    : `<!doctype html><html><head></head><body>${repaired.replace(LEADING_DOCTYPE, "")}</body></html>`;
   return parseHTML(source).document;
 }
 

@@ -156,6 +156,47 @@ describe("output normalization", () => {
   });
 });
 
+describe("pages as a browser builds them from the served bytes", () => {
+  it("keeps what follows an early </body></html> (a template that closes the page before its article)", () => {
+    const out = md(`<html><body><header>Menu</header></body></html>
+      <main><p>The article goes on after the early end tags.</p></main></body></html>`);
+    assert.match(out, /The article goes on after the early end tags\./);
+  });
+
+  it("reads past a <![CDATA[ in HTML content, as a browser does", () => {
+    const out = md(
+      `<html><body><![CDATA[ <div><p>Forum thread text after the marker.</p></div></body></html>`,
+    );
+    assert.match(out, /Forum thread text after the marker\./);
+  });
+
+  it("puts streamed React segments where their placeholders stand, without the loading fallback", () => {
+    const out = md(`<html><body><h1>Title</h1><!--$?--><template id="B:0"></template><p>Loading…</p><!--/$-->
+      <p>Footer line</p><div hidden id="S:0"><p>The streamed body text.</p></div>
+      <script>$RC("B:0","S:0")</script></body></html>`);
+    assert.doesNotMatch(out, /Loading/);
+    assert.match(out, /# Title\n\nThe streamed body text\.\n\nFooter line/);
+  });
+
+  it("keeps a hidden wrapper that holds most of the page (hidden until scripts or fonts load)", () => {
+    const out = md(`<html><body><div style="visibility:hidden"><h1>Guide</h1>
+      <p>Machine learning is a branch of artificial intelligence that learns from data.</p></div>
+      <div hidden>A closed menu</div><span aria-hidden="true">icon</span></body></html>`);
+    assert.match(out, /Machine learning is a branch/);
+    assert.doesNotMatch(out, /closed menu|icon/);
+  });
+
+  it("reads a script-built page from its <noscript> when that is where its content is", () => {
+    const page = (visible: string) =>
+      md(`<html><body><div id="app">${visible}</div><noscript><div class="crawler">
+        <p>First post of the thread, written by a person for people.</p><script>x()</script></div></noscript></body></html>`);
+    assert.match(page(""), /First post of the thread/);
+    assert.doesNotMatch(page(""), /x\(\)/);
+    const rendered = page(`<p>${"A page that has rendered its own content already. ".repeat(10)}</p>`);
+    assert.doesNotMatch(rendered, /First post of the thread/);
+  });
+});
+
 describe("stray table parts", () => {
   it("keeps the text of rows and cells that sit outside any table, instead of failing", () => {
     // Seen on a real comparison page: a script-built grid of <tr>/<td> inside plain <div>s.
