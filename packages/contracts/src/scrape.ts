@@ -146,6 +146,12 @@ export const pageMetadata = z.object({
     .describe(
       "The markdown conversion ran out of its time budget (or failed) and markdown is the page's plain text instead",
     ),
+  pageType: z
+    .enum(["article", "documentation", "forum", "product", "collection", "listing", "service"])
+    .optional()
+    .describe(
+      "With onlyMainContent: what kind of page it is, read from its structured data (JSON-LD, microdata, og:type), URL and shape; it decides what the main content is (a collection or listing keeps its item cards, a forum its posts)",
+    ),
   settle: z
     .object({
       reason: z

@@ -89,6 +89,7 @@ export const sessionMetadata = pageMetadata
     screenshotTruncated: true,
     mainContent: true,
     markdownDegraded: true,
+    pageType: true,
   })
   .extend({
     expiresAt: z

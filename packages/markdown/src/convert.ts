@@ -1,7 +1,8 @@
 import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
 import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
+import { type PageType, readHints } from "./extract/page-type.ts";
 
-export type { MainContentStatus };
+export type { MainContentStatus, PageType };
 
 import { removeNavigationChrome, removeNeverContent } from "./extract/whole-page.ts";
 import { collapseSpaces, parseDocument } from "./parse.ts";
@@ -20,6 +21,8 @@ export interface HtmlToMarkdownOptions {
   includeTags?: readonly string[];
   /** CSS selectors; matching elements are removed before conversion. */
   excludeTags?: readonly string[];
+  /** What kind of page this is, when the caller knows better than the classifier (onlyMainContent). */
+  pageType?: PageType;
 }
 
 export interface HtmlToMarkdownResult {
@@ -28,6 +31,8 @@ export interface HtmlToMarkdownResult {
   title?: string;
   /** With onlyMainContent: whether main content was found, or the whole page was converted instead. */
   mainContent?: MainContentStatus;
+  /** With onlyMainContent: what kind of page it is, which decides what its main content is. */
+  pageType?: PageType;
 }
 
 const service = createService();
@@ -37,12 +42,15 @@ interface Prepared {
   title?: string;
   baseHref?: string;
   mainContent?: MainContentStatus;
+  pageType?: PageType;
 }
 
 function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Prepared | undefined {
   const document = parseDocument(html);
   const root = document.documentElement;
   if (!root) return undefined;
+  // Before cleaning: the JSON-LD that says what the page is goes with the scripts.
+  const hints = extract && !opts.pageType ? readHints(document, opts.baseUrl) : undefined;
   const meta = removeNonContent(root);
   const title = meta.title ?? (collapseSpaces(root.querySelector("h1")?.textContent ?? "") || undefined);
   const body = root.querySelector("body") ?? root;
@@ -54,19 +62,32 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
     if (!opts.includeTags?.length) removeNavigationChrome(body);
     return { root, title, baseHref: meta.baseHref };
   }
-  const main = extractMainContent(root);
-  return { root: main.root, title, baseHref: meta.baseHref, mainContent: main.status };
+  const main = extractMainContent(root, {
+    ...(hints ? { hints } : {}),
+    ...(opts.pageType ? { pageType: opts.pageType } : {}),
+  });
+  return {
+    root: main.root,
+    title,
+    baseHref: meta.baseHref,
+    mainContent: main.status,
+    pageType: main.pageType,
+  };
 }
 
 export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlToMarkdownResult {
   let prepared = prepare(html, opts, opts.onlyMainContent === true);
   // Extraction may have pruned the tree before giving up: the whole page is parsed again.
   if (prepared?.mainContent === "fallback_whole_page") {
-    prepared = { ...(prepare(html, opts, false) as Prepared), mainContent: "fallback_whole_page" };
+    prepared = {
+      ...(prepare(html, opts, false) as Prepared),
+      mainContent: "fallback_whole_page",
+      ...(prepared.pageType ? { pageType: prepared.pageType } : {}),
+    };
   }
   if (!prepared)
     return { markdown: "", ...(opts.onlyMainContent ? { mainContent: "fallback_whole_page" } : {}) };
-  const { root, title, baseHref, mainContent } = prepared;
+  const { root, title, baseHref, mainContent, pageType } = prepared;
 
   absolutizeUrls(root, resolveBaseUrl(baseHref, opts.baseUrl));
   preLineBreaks(root);
@@ -74,5 +95,11 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
   normalizeTables(root);
 
   const markdown = tidyMarkdown(convertInPlace(service, root as HTMLElement));
-  return { markdown, ...(title ? { title } : {}), ...(mainContent ? { mainContent } : {}) };
+  return {
+    markdown,
+    ...(title ? { title } : {}),
+    ...(mainContent ? { mainContent } : {}),
+    // An empty page is of no kind.
+    ...(pageType && markdown ? { pageType } : {}),
+  };
 }

@@ -3,7 +3,9 @@ export {
   type HtmlToMarkdownResult,
   htmlToMarkdown,
   type MainContentStatus,
+  type PageType,
 } from "./convert.ts";
+export { PAGE_TYPES } from "./extract/page-type.ts";
 export {
   DEFAULT_TIME_BUDGET_MS,
   MarkdownPool,

@@ -1,5 +1,10 @@
 import type { Format, ScrapeRequest } from "@browserfleet/contracts";
-import { type MainContentStatus, MarkdownOptionError, sharedMarkdownPool } from "@browserfleet/markdown";
+import {
+  type MainContentStatus,
+  MarkdownOptionError,
+  type PageType,
+  sharedMarkdownPool,
+} from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
@@ -16,6 +21,8 @@ export interface FormatOutcome {
   mainContent?: MainContentStatus;
   /** For metadata.markdownDegraded: the conversion ran out of time and markdown is plain text. */
   markdownDegraded?: boolean;
+  /** For metadata.pageType: set with onlyMainContent. */
+  pageType?: PageType;
   /** For metadata.overlays: what was cleared before screenshot, pdf or controls. */
   overlays?: ClearOverlaysResult;
   /** For metadata.frames: iframes and shadow roots composed into markdown or html. */
@@ -66,6 +73,7 @@ const RENDERERS: { readonly [F in Format]: Renderer } = {
         throw err instanceof MarkdownOptionError ? new BrowserError(err.code, 422, err.message) : err;
       });
     if (result.mainContent) out.mainContent = result.mainContent;
+    if (result.pageType) out.pageType = result.pageType;
     if (result.degraded) out.markdownDegraded = true;
     return result.markdown;
   },

@@ -22,6 +22,7 @@ export async function pageFacts(
     ...(outcome.screenshotTruncated ? { screenshotTruncated: true } : {}),
     ...(outcome.mainContent ? { mainContent: outcome.mainContent } : {}),
     ...(outcome.markdownDegraded ? { markdownDegraded: true } : {}),
+    ...(outcome.pageType ? { pageType: outcome.pageType } : {}),
     ...(outcome.overlays && (outcome.overlays.dismissed.length || outcome.overlays.hidden)
       ? { overlays: outcome.overlays }
       : {}),

@@ -5,6 +5,8 @@
  */
 import { walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
+import { findItemGrid, type ItemGrid } from "./item-grid.ts";
+import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
 
@@ -14,6 +16,7 @@ export interface MainContent {
   /** The element to convert: the main content, or the root itself on fallback. */
   root: Element;
   status: MainContentStatus;
+  pageType: PageType;
 }
 
 /** An element holding at least this share of the page's good text is never furniture. */
@@ -39,7 +42,13 @@ function holdsLittle(el: Element, tallies: Tallies, limit: number): boolean {
  * Removes furniture elements under `root` (outermost first) whose good text is below `limit`, so a
  * <form> or a "comments-open" <body> class wrapping the whole article never takes it along.
  */
-function removeFurniture(root: Element, tallies: Tallies, limit: number, pageGood: number): void {
+function removeFurniture(
+  root: Element,
+  tallies: Tallies,
+  limit: number,
+  pageGood: number,
+  keepComments: boolean,
+): void {
   // Layout wrappers named after a sidebar ("has-sidebar") that hold a hinted content element stay.
   const shelters = new Set<Element>();
   walkElements(root, (el) => {
@@ -53,7 +62,10 @@ function removeFurniture(root: Element, tallies: Tallies, limit: number, pageGoo
   });
   const doomed: Element[] = [];
   walkElements(root, (el) => {
-    if (looksLikeComments(el) || (isFurniture(el) && !shelters.has(el) && holdsLittle(el, tallies, limit))) {
+    const comments = looksLikeComments(el);
+    // Where replies are the content (forums, Q&A), a comment section is not furniture.
+    if (comments && keepComments) return true;
+    if (comments || (isFurniture(el) && !shelters.has(el) && holdsLittle(el, tallies, limit))) {
       doomed.push(el);
       return false;
     }
@@ -165,12 +177,14 @@ function widen(container: Element, root: Element, tallies: Tallies): Element {
   return current;
 }
 
-/** Inside the chosen container: link lists and furniture labels that carry no content. */
-function pruneInside(container: Element, tallies: Tallies): void {
+/** Inside the chosen container: link lists and furniture labels that carry no content (`keep` stays). */
+function pruneInside(container: Element, tallies: Tallies, keep?: Element): void {
   const doomed: Element[] = [];
   walkElements(container, (el) => {
     const t = tallies.of.get(el);
-    if (!t) return false;
+    if (!t || el === keep) return false;
+    if (keep?.contains(el)) return false;
+    if (keep && el.contains(keep)) return true;
     if (t.bad > 0 && t.good <= 0.25 * t.bad && isBlockTag(el.nodeName)) {
       doomed.push(el);
       return false;
@@ -199,27 +213,114 @@ function semanticContainer(body: Element, tallies: Tallies): Element | undefined
  * The main content under `root` (a document's <html> or <body>, already stripped of never-content),
  * mutating the tree. Falls back to `root` when nothing credible is found.
  */
-export function extractMainContent(root: Element): MainContent {
+/** Grid pages: the repeated items, with the page's heading and intro when they sit close above. */
+function gridContainer(
+  body: Element,
+  tallies: Tallies,
+  grid = findItemGrid(body, tallies),
+): { container: Element; items: Element } | undefined {
+  if (!grid) return undefined;
+  const pageChars = tallyOf(tallies, body).chars;
+  if (grid.chars < 0.2 * pageChars) return undefined;
+  let container = grid.parent;
+  const h1 = body.querySelector("h1");
+  if (h1 && !container.contains(h1)) {
+    let shared = container.parentElement;
+    while (shared && !shared.contains(h1)) shared = shared.parentElement;
+    if (shared && tallyOf(tallies, shared).chars <= 1.5 * tallyOf(tallies, container).chars)
+      container = shared;
+  }
+  return { container, items: grid.parent };
+}
+
+/** Prose and items apart: both, through their nearest shared ancestor, unless it carries much besides. */
+function besides(prose: Element, items: Element, tallies: Tallies): Element {
+  if (items.contains(prose)) return items;
+  let shared = prose.parentElement;
+  while (shared && !shared.contains(items)) shared = shared.parentElement;
+  const both = tallyOf(tallies, prose).chars + tallyOf(tallies, items).chars;
+  return shared && tallyOf(tallies, shared).chars <= 1.3 * both ? shared : items;
+}
+
+const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|kr|zł|USD|EUR|GBP))/g;
+/** Class tokens of one post or message of a thread, as forum engines name them. */
+const POST_TOKEN =
+  /^(?:post|message|reply|answer|topic-post|forum-post|postbody|post-body|message-body|messagecontent|cooked|bbwrapper|js-post|comment-body|post-message|post_message|postcontainer|post-container|posttext)$/i;
+
+function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined): BodyShape {
+  const pageChars = Math.max(1, tallyOf(tallies, body).chars);
+  let codeBlocks = 0;
+  let posts = 0;
+  walkElements(body, (el) => {
+    if (el.nodeName === "PRE") codeBlocks++;
+    const cls = el.getAttribute("class");
+    if (cls) for (const token of cls.split(/\s+/)) if (POST_TOKEN.test(token)) posts++;
+    return true;
+  });
+  const priced = (el: Element) => (el.textContent ?? "").search(PRICE) >= 0;
+  return {
+    items: grid?.items.length ?? 0,
+    itemShare: grid ? grid.chars / pageChars : 0,
+    pricedItems: grid ? grid.items.filter(priced).length : 0,
+    prices: (body.textContent ?? "").match(PRICE)?.length ?? 0,
+    codeBlocks,
+    posts,
+    paragraphs: tallies.blocks.filter((b) => b.el.nodeName === "P" && b.chars >= 150).length,
+  };
+}
+
+/** Pages whose content is repeated items rather than one body of prose. */
+const GRID_TYPES = new Set<PageType>(["collection", "listing", "service", "documentation"]);
+
+export interface ExtractOptions {
+  /** What the page's head and URL say (see page-type.ts). */
+  hints?: PageHints;
+  /** The page's type when the caller knows it; otherwise it is classified here. */
+  pageType?: PageType;
+}
+
+export function extractMainContent(root: Element, opts: ExtractOptions = {}): MainContent {
   const body = root.nodeName === "HTML" ? (root.querySelector("body") ?? root) : root;
   const first = tally(body);
   const pageGood = tallyOf(first, body).good;
+  const firstGrid = findItemGrid(body, first);
+  const pageType =
+    opts.pageType ??
+    classifyPage(
+      opts.hints ?? { schemaTypes: new Set(), path: "", host: "" },
+      bodyShape(body, first, firstGrid),
+    ).type;
+  const grids = GRID_TYPES.has(pageType);
+  if (pageGood < MIN_GOOD_CHARS && grids) {
+    const grid = gridContainer(body, first, firstGrid);
+    if (grid) return { root: grid.container, status: "extracted", pageType };
+  }
   if (pageGood < MIN_GOOD_CHARS) {
     const semantic = semanticContainer(body, first);
-    if (!semantic) return { root, status: "fallback_whole_page" };
+    if (!semantic) return { root, status: "fallback_whole_page", pageType };
     pruneInside(semantic, first);
-    return { root: semantic, status: "extracted" };
+    return { root: semantic, status: "extracted", pageType };
   }
 
-  removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood);
+  removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood, pageType === "forum");
   const tallies = tally(body);
+  const grid = grids ? gridContainer(body, tallies) : undefined;
   const leftGood = tallyOf(tallies, body).good;
   const container =
     hintedContainer(body, tallies, leftGood) ?? widen(bestContainer(body, tallies), body, tallies);
+  if (grid) {
+    // The prose pick holds the items too (a category page with its intro): keep it whole, items and all.
+    const chosen = container.contains(grid.container)
+      ? container
+      : besides(container, grid.container, tallies);
+    pruneInside(chosen, tallies, grid.items);
+    return { root: chosen, status: "extracted", pageType };
+  }
   const good = tallyOf(tallies, container).good;
   // Against what is left: comment sections, gone now, often outweigh the article.
   if (good < MIN_GOOD_CHARS || good < MIN_GOOD_SHARE * leftGood) {
-    return { root, status: "fallback_whole_page" };
+    return { root, status: "fallback_whole_page", pageType };
   }
   pruneInside(container, tallies);
-  return { root: container, status: "extracted" };
+  return { root: container, status: "extracted", pageType };
 }

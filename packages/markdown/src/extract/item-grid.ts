@@ -1,0 +1,75 @@
+/**
+ * Repeated items: a run of siblings built from one template (product cards, search results, course
+ * tiles, posts in a list), each holding a link and some text. On a collection or listing page that run
+ * is the content, though no single block of it reads like prose.
+ */
+import { walkElements } from "../dom.ts";
+import { type Tallies, tallyOf } from "./score.ts";
+
+export interface ItemGrid {
+  parent: Element;
+  items: Element[];
+  /** Text characters of the items together. */
+  chars: number;
+}
+
+/** Fewest alike siblings that make a grid. */
+const MIN_ITEMS = 4;
+/** Items hold on average at least this many characters: a menu's one-word links are not items. */
+const MIN_ITEM_CHARS = 25;
+/** This share of the alike siblings must hold a link. */
+const LINKED_SHARE = 0.6;
+/** A card links to its item a few times (picture, title, button); a menu column links to many places. */
+const MAX_TARGETS_PER_ITEM = 4;
+
+/** What the template gave an element: its tag and class words without numbers (item-1, item-2). */
+function signature(el: Element): string {
+  const cls = (el.getAttribute("class") ?? "")
+    .split(/\s+/)
+    .map((c) => c.replace(/\d+/g, ""))
+    .filter((c) => c && !/^(?:active|selected|first|last|odd|even|is-|has-)/.test(c))
+    .sort()
+    .join(".");
+  return `${el.nodeName}.${cls}`;
+}
+
+const hasLink = (el: Element) => el.nodeName === "A" || el.querySelector("a[href]") !== null;
+
+function targets(el: Element): number {
+  const hrefs = new Set<string>();
+  for (const a of Array.from(el.querySelectorAll("a[href]"))) hrefs.add(a.getAttribute("href") ?? "");
+  return hrefs.size;
+}
+
+/** The median item links to few places. */
+function fewTargets(items: Element[]): boolean {
+  const counts = items.map(targets).sort((a, b) => a - b);
+  return (counts[Math.floor(counts.length / 2)] ?? 0) <= MAX_TARGETS_PER_ITEM;
+}
+
+/** The repeated items under `root` that hold the most text, if any. */
+export function findItemGrid(root: Element, tallies: Tallies): ItemGrid | undefined {
+  let best: ItemGrid | undefined;
+  walkElements(root, (el) => {
+    const total = tallyOf(tallies, el).chars;
+    if (total === 0) return false;
+    if (el.childElementCount < MIN_ITEMS || (best && total <= best.chars)) return true;
+    const groups = new Map<string, Element[]>();
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+      if (tallyOf(tallies, c).chars === 0) continue;
+      const key = signature(c);
+      const group = groups.get(key);
+      if (group) group.push(c);
+      else groups.set(key, [c]);
+    }
+    for (const items of groups.values()) {
+      if (items.length < MIN_ITEMS) continue;
+      const chars = items.reduce((n, c) => n + tallyOf(tallies, c).chars, 0);
+      if (chars < MIN_ITEM_CHARS * items.length || (best && chars <= best.chars)) continue;
+      if (items.filter(hasLink).length < LINKED_SHARE * items.length || !fewTargets(items)) continue;
+      best = { parent: el, items, chars };
+    }
+    return true;
+  });
+  return best;
+}

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { htmlToMarkdown } from "../src/index.ts";
+
+const main = (html: string, url: string) => htmlToMarkdown(html, { baseUrl: url, onlyMainContent: true });
+
+const chrome = `<header><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="/about">About</a></nav></header>`;
+const footer = `<footer><a href="/privacy">Privacy Policy</a> <a href="/terms">Terms</a> © 2026 Example Inc.</footer>`;
+const prose = (topic: string, n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `<p>Paragraph ${i + 1} about ${topic}: this sentence is long enough to read as prose, with commas, clauses and a full stop at its end, as writing in an article does.</p>`,
+  ).join("\n");
+
+const card = (
+  i: number,
+) => `<li class="product-card card-${i}"><a href="/p/item-${i}"><img src="/i/${i}.jpg" alt="Trail shoe ${i}"></a>
+  <h3 class="product-card__title"><a href="/p/item-${i}">Trail Runner Model ${i}</a></h3>
+  <span class="price">$${100 + i}.00</span> <span>${i % 3} colors</span></li>`;
+
+const collection = `<html><head><title>Trail running shoes</title>
+  <meta property="og:type" content="product.group"></head><body>${chrome}
+  <main><h1>Trail Running Shoes</h1><p>Grippy shoes for muddy trails.</p>
+  <ul class="product-grid">${Array.from({ length: 12 }, (_, i) => card(i + 1)).join("")}</ul></main>${footer}</body></html>`;
+
+const post = (i: number, author: string, text: string) => `<article class="post" id="post-${i}">
+  <div class="post-author"><a href="/u/${author}">${author}</a> <time>March ${i}, 2026</time></div>
+  <div class="post-body"><p>${text}</p></div></article>`;
+const forum = `<html><head><title>Which tent for winter?</title>
+  <script type="application/ld+json">{"@context":"https://schema.org","@type":"DiscussionForumPosting","headline":"Which tent for winter?"}</script>
+  </head><body>${chrome}<h1>Which tent for winter?</h1>
+  ${post(1, "alpinist", "I am looking for a four season tent that survives strong wind, any advice from people who camped in snow?")}
+  ${post(2, "snowcamper", "A geodesic dome with many pole crossings held up best for me, though it weighs more than a tunnel tent does.")}
+  ${post(3, "ranger", "Whatever you pick, practise pitching it with gloves on before the trip, because cold fingers are slow.")}
+  <section class="comments"><h2>Replies</h2>${post(4, "late", "Thanks, the glove tip saved my weekend in the mountains last month, truly.")}</section>
+  ${footer}</body></html>`;
+
+const product = `<html><head><title>Trail Runner 7</title><meta property="og:type" content="product">
+  <script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Trail Runner 7","offers":{"@type":"Offer","price":"129.00"}}</script>
+  </head><body>${chrome}<main><h1>Trail Runner 7</h1><p class="price">$129.00</p><button>Add to cart</button>
+  <div class="description"><p>A light trail shoe with a rock plate, a grippy outsole and a breathable mesh upper, for long days on rough ground.</p></div>
+  <table><tr><th>Weight</th><td>280 g</td></tr><tr><th>Drop</th><td>6 mm</td></tr></table></main>${footer}</body></html>`;
+
+const article = `<html><head><title>How trails are built</title>
+  <script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"How trails are built"}</script>
+  </head><body>${chrome}<article><h1>How trails are built</h1>${prose("trail building", 10)}</article>${footer}</body></html>`;
+
+const docs = `<html><head><title>fetch() - API reference</title></head><body>${chrome}
+  <main><h1>fetch()</h1>${prose("the fetch API", 3)}
+  ${Array.from({ length: 4 }, (_, i) => `<h2>Example ${i + 1}</h2><pre><code class="language-js">const res${i} = await fetch("/api/${i}");</code></pre>`).join("")}
+  </main>${footer}</body></html>`;
+
+describe("page types", () => {
+  it("classifies each kind of page from its structured data, URL and shape", () => {
+    assert.equal(main(collection, "https://shop.example/collections/trail-shoes").pageType, "collection");
+    assert.equal(main(forum, "https://forum.example/t/which-tent-for-winter/4411").pageType, "forum");
+    assert.equal(main(product, "https://shop.example/products/trail-runner-7").pageType, "product");
+    assert.equal(main(article, "https://news.example/2026/03/14/how-trails-are-built").pageType, "article");
+    assert.equal(main(docs, "https://docs.example/reference/fetch").pageType, "documentation");
+  });
+
+  it("is absent without onlyMainContent, and set by the caller when it knows better", () => {
+    assert.equal(htmlToMarkdown(collection, { baseUrl: "https://shop.example/c/x" }).pageType, undefined);
+    const told = htmlToMarkdown(article, {
+      baseUrl: "https://news.example/a",
+      onlyMainContent: true,
+      pageType: "listing",
+    });
+    assert.equal(told.pageType, "listing");
+  });
+});
+
+describe("main content by page type", () => {
+  it("a collection keeps every item card (title, price, link) with its heading, not the menus", () => {
+    const { markdown } = main(collection, "https://shop.example/collections/trail-shoes");
+    assert.match(markdown, /^# Trail Running Shoes/m);
+    for (let i = 1; i <= 12; i++) {
+      assert.ok(
+        markdown.includes(`[Trail Runner Model ${i}](https://shop.example/p/item-${i})`),
+        `card ${i}`,
+      );
+      assert.ok(markdown.includes(`$${100 + i}.00`), `price ${i}`);
+    }
+    assert.doesNotMatch(markdown, /Privacy Policy|About/);
+  });
+
+  it("a forum keeps every post with its author, replies included", () => {
+    const { markdown } = main(forum, "https://forum.example/t/which-tent-for-winter/4411");
+    for (const who of ["alpinist", "snowcamper", "ranger", "late"]) assert.ok(markdown.includes(who), who);
+    assert.match(markdown, /glove tip saved my weekend/);
+    assert.doesNotMatch(markdown, /Privacy Policy/);
+  });
+
+  it("a product keeps its name, price, description and specifications", () => {
+    const { markdown } = main(product, "https://shop.example/products/trail-runner-7");
+    for (const text of ["# Trail Runner 7", "$129.00", "rock plate", "| Weight | 280 g |"])
+      assert.ok(markdown.includes(text), `${text} in ${markdown}`);
+    assert.doesNotMatch(markdown, /Privacy Policy/);
+  });
+});
