@@ -5,7 +5,7 @@
  */
 import { walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
-import { findItemGrid, type ItemGrid } from "./item-grid.ts";
+import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
@@ -25,8 +25,8 @@ const DOMINANT_SHARE = 0.7;
 const MIN_GOOD_CHARS = 120;
 const MIN_GOOD_SHARE = 0.3;
 
-function isFurniture(el: Element): boolean {
-  return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el);
+function isFurniture(el: Element, commentsAreContent = false): boolean {
+  return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el, commentsAreContent);
 }
 
 /**
@@ -65,7 +65,7 @@ function removeFurniture(
     const comments = looksLikeComments(el);
     // Where replies are the content (forums, Q&A), a comment section is not furniture.
     if (comments && keepComments) return true;
-    if (comments || (isFurniture(el) && !shelters.has(el) && holdsLittle(el, tallies, limit))) {
+    if (comments || (isFurniture(el, keepComments) && !shelters.has(el) && holdsLittle(el, tallies, limit))) {
       doomed.push(el);
       return false;
     }
@@ -233,6 +233,25 @@ function gridContainer(
   return { container, items: grid.parent };
 }
 
+/**
+ * On a product page, repeated item cards are other products (similar items, also bought, recently
+ * viewed): they go, with the heading that introduces them.
+ */
+const SECTION_EXTRA_CHARS = 200;
+
+function removeOtherItems(container: Element, tallies: Tallies): void {
+  for (const grid of findItemGrids(container, tallies)) {
+    if (grid.parent === container || !container.contains(grid.parent)) continue;
+    // The section around the items, while it holds little else (its heading, a "see all" link).
+    let doomed = grid.parent;
+    for (let up = doomed.parentElement; up && up !== container; up = up.parentElement) {
+      if (tallyOf(tallies, up).chars > grid.chars + SECTION_EXTRA_CHARS || up.querySelector("h1")) break;
+      doomed = up;
+    }
+    doomed.remove();
+  }
+}
+
 /** Prose and items apart: both, through their nearest shared ancestor, unless it carries much besides. */
 function besides(prose: Element, items: Element, tallies: Tallies): Element {
   if (items.contains(prose)) return items;
@@ -322,5 +341,6 @@ export function extractMainContent(root: Element, opts: ExtractOptions = {}): Ma
     return { root, status: "fallback_whole_page", pageType };
   }
   pruneInside(container, tallies);
+  if (pageType === "product") removeOtherItems(container, tallies);
   return { root: container, status: "extracted", pageType };
 }

@@ -47,29 +47,50 @@ function fewTargets(items: Element[]): boolean {
   return (counts[Math.floor(counts.length / 2)] ?? 0) <= MAX_TARGETS_PER_ITEM;
 }
 
+/** Every run of repeated items under `root`: per parent, the alike siblings holding the most text. */
+export function findItemGrids(root: Element, tallies: Tallies): ItemGrid[] {
+  const grids: ItemGrid[] = [];
+  walkElements(root, (el) => {
+    if (tallyOf(tallies, el).chars === 0) return false;
+    const grid = gridUnder(el, tallies);
+    if (grid) grids.push(grid);
+    return true;
+  });
+  return grids;
+}
+
 /** The repeated items under `root` that hold the most text, if any. */
 export function findItemGrid(root: Element, tallies: Tallies): ItemGrid | undefined {
   let best: ItemGrid | undefined;
   walkElements(root, (el) => {
     const total = tallyOf(tallies, el).chars;
     if (total === 0) return false;
-    if (el.childElementCount < MIN_ITEMS || (best && total <= best.chars)) return true;
-    const groups = new Map<string, Element[]>();
-    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
-      if (tallyOf(tallies, c).chars === 0) continue;
-      const key = signature(c);
-      const group = groups.get(key);
-      if (group) group.push(c);
-      else groups.set(key, [c]);
-    }
-    for (const items of groups.values()) {
-      if (items.length < MIN_ITEMS) continue;
-      const chars = items.reduce((n, c) => n + tallyOf(tallies, c).chars, 0);
-      if (chars < MIN_ITEM_CHARS * items.length || (best && chars <= best.chars)) continue;
-      if (items.filter(hasLink).length < LINKED_SHARE * items.length || !fewTargets(items)) continue;
-      best = { parent: el, items, chars };
-    }
+    if (best && total <= best.chars) return true;
+    const grid = gridUnder(el, tallies);
+    if (grid && (!best || grid.chars > best.chars)) best = grid;
     return true;
   });
+  return best;
+}
+
+/** The alike children of `el` that make a grid, if any. */
+function gridUnder(el: Element, tallies: Tallies): ItemGrid | undefined {
+  if (el.childElementCount < MIN_ITEMS) return undefined;
+  const groups = new Map<string, Element[]>();
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+    if (tallyOf(tallies, c).chars === 0) continue;
+    const key = signature(c);
+    const group = groups.get(key);
+    if (group) group.push(c);
+    else groups.set(key, [c]);
+  }
+  let best: ItemGrid | undefined;
+  for (const items of groups.values()) {
+    if (items.length < MIN_ITEMS) continue;
+    const chars = items.reduce((n, c) => n + tallyOf(tallies, c).chars, 0);
+    if (chars < MIN_ITEM_CHARS * items.length || (best && chars <= best.chars)) continue;
+    if (items.filter(hasLink).length < LINKED_SHARE * items.length || !fewTargets(items)) continue;
+    best = { parent: el, items, chars };
+  }
   return best;
 }

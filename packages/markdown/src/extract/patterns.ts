@@ -83,11 +83,6 @@ const BOILERPLATE_WORDS = [
   "sponsored",
   "outbrain",
   "taboola",
-  "comments?",
-  "comment-?list",
-  "disqus",
-  "respond",
-  "replies",
   "cookie-?(?:banner|bar|notice|consent|popup|law|message|warning)",
   "consent",
   "gdpr",
@@ -119,6 +114,8 @@ const BOILERPLATE_WORDS = [
   "credits",
 ];
 const BOILERPLATE = new RegExp(`(?:^|[\\s_-])(?:${BOILERPLATE_WORDS.join("|")})(?:$|[\\s_-]|\\d)`, "i");
+/** Reader comments: boilerplate around an article, the content itself on a forum. */
+const COMMENT_WORDS = /(?:^|[\s_-])(?:comments?|comment-?list|disqus|respond|replies)(?:$|[\s_-]|\d)/i;
 
 /** Class or id vocabulary of an article or documentation body. */
 const CONTENT =
@@ -155,12 +152,12 @@ const CONTENT_KINDS = new Set([
   "HTML",
 ]);
 
-export function looksLikeBoilerplate(el: Element): boolean {
+export function looksLikeBoilerplate(el: Element, commentsAreContent = false): boolean {
   if (CONTENT_KINDS.has(el.nodeName)) return false;
   const role = el.getAttribute("role")?.trim().toLowerCase();
   if (role && FURNITURE_ROLES.has(role)) return true;
   const names = wordsOf(el);
-  return names !== "" && BOILERPLATE.test(names);
+  return names !== "" && (BOILERPLATE.test(names) || (!commentsAreContent && COMMENT_WORDS.test(names)));
 }
 
 export function looksLikeContent(el: Element): boolean {
