@@ -58,7 +58,7 @@ export function loadWcxb(dir = defaultWcxbDir(), split: WcxbSplit = "held"): Wcx
       return [
         {
           id,
-          url: gt.url,
+          url: gt.url ?? "",
           type: gt._internal.page_type.primary as WcxbType,
           html,
           truth,
