@@ -54,6 +54,8 @@ const COUNTED: Record<string, number> = {
   font: SUBRESOURCE_YOUNG_MS,
 };
 
+const BUILDS_CONTENT = new Set(["document", "script", "fetch", "xhr"]);
+
 /**
  * Network bookkeeping of one page for a settle: requests in flight by age, polls left out, and the
  * main frame's navigations (script and meta-refresh redirects) with what the guard said of them.
@@ -90,7 +92,9 @@ class PageActivity {
   };
   private readonly onDone = (r: Request) => {
     if (this.inFlight.delete(r)) {
-      this.lastEnd = Date.now();
+      // What can build content (a script, an API answer, a frame) opens a quiet window when it ends;
+      // an image, stylesheet or font that arrives changes no text.
+      if (BUILDS_CONTENT.has(r.resourceType())) this.lastEnd = Date.now();
       this.finishedUrls.add(r.url());
     }
     if (r === this.navigating) {
