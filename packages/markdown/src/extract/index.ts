@@ -298,8 +298,26 @@ export interface ExtractOptions {
   pageType?: PageType;
 }
 
+/** An extraction left with less text than this, from a page with several times more, found nothing. */
+const MIN_EXTRACTED_CHARS = 100;
+
 export function extractMainContent(root: Element, opts: ExtractOptions = {}): MainContent {
   const body = root.nodeName === "HTML" ? (root.querySelector("body") ?? root) : root;
+  const pageChars = textChars(body);
+  const main = choose(root, body, opts);
+  // A container named as the content that the page's scripts were to fill, say: not the content.
+  if (
+    main.status === "extracted" &&
+    pageChars >= 4 * MIN_EXTRACTED_CHARS &&
+    textChars(main.root) < MIN_EXTRACTED_CHARS
+  )
+    return { root, status: "fallback_whole_page", pageType: main.pageType };
+  return main;
+}
+
+const textChars = (el: Element) => (el.textContent ?? "").replace(/\s+/g, "").length;
+
+function choose(root: Element, body: Element, opts: ExtractOptions): MainContent {
   const first = tally(body);
   const pageGood = tallyOf(first, body).good;
   const firstGrid = findItemGrid(body, first);
