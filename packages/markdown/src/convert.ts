@@ -1,4 +1,5 @@
 import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
+import { removeConsentNotices } from "./extract/consent.ts";
 import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
 import { type PageType, readHints } from "./extract/page-type.ts";
 
@@ -54,6 +55,7 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
   const meta = removeNonContent(root);
   const title = meta.title ?? (collapseSpaces(root.querySelector("h1")?.textContent ?? "") || undefined);
   const body = root.querySelector("body") ?? root;
+  removeConsentNotices(body);
   if (opts.excludeTags?.length) excludeElements(body, opts.excludeTags);
   if (opts.includeTags?.length) includeElements(body, opts.includeTags);
   if (!extract) {

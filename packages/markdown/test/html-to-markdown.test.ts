@@ -197,6 +197,31 @@ describe("pages as a browser builds them from the served bytes", () => {
   });
 });
 
+describe("consent notices", () => {
+  const notice = `<div class="x9f2 panel"><p>We use cookies and similar technologies to personalise content and
+    measure ads. By clicking 'Accept All' you agree, as outlined in our <a href="/cookie-policy">Cookie Policy</a>.</p>
+    <button>Accept All</button><button>Configure Settings</button></div>`;
+
+  it("go by what they say, whatever their markup is named, in whole-page and main-content markdown", () => {
+    const html = `<html><body>${notice}<main><h1>Automatic watches</h1>
+      <p>An automatic watch winds itself with no need for a battery, as a rotor turns with every move.</p></main></body></html>`;
+    for (const onlyMainContent of [false, true]) {
+      const out = htmlToMarkdown(html, { baseUrl, onlyMainContent }).markdown;
+      assert.doesNotMatch(out, /We use cookies|Accept All/);
+      assert.match(out, /An automatic watch winds itself/);
+    }
+  });
+
+  it("leave alone a text about cookies that asks nothing, and a long one", () => {
+    const recipe = md(`<p>Bake the cookies for twelve minutes, then let them cool on a rack.</p>`);
+    assert.match(recipe, /Bake the cookies/);
+    const long = md(
+      `<article><p>${"Browsers store cookies, and sites ask consent to set them. ".repeat(40)}</p></article>`,
+    );
+    assert.match(long, /Browsers store cookies/);
+  });
+});
+
 describe("stray table parts", () => {
   it("keeps the text of rows and cells that sit outside any table, instead of failing", () => {
     // Seen on a real comparison page: a script-built grid of <tr>/<td> inside plain <div>s.
