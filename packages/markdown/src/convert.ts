@@ -1,3 +1,4 @@
+import { collapseCarousels } from "./carousels.ts";
 import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
 import { removeConsentNotices } from "./extract/consent.ts";
 import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
@@ -95,6 +96,7 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
   preLineBreaks(root);
   normalizeText(root);
   normalizeTables(root);
+  collapseCarousels(root);
 
   const markdown = tidyMarkdown(convertInPlace(service, root as HTMLElement));
   return {

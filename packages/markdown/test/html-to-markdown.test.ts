@@ -222,6 +222,24 @@ describe("consent notices", () => {
   });
 });
 
+describe("image carousels", () => {
+  it("keep their first picture when every slide shows the same thing", () => {
+    const slides = [0, 1, 2, 3].map((i) => `<li><img src="/s${i}.jpg" alt="Camp Stove ${i}"></li>`).join("");
+    const out = md(`<ul class="slides">${slides}</ul><p><a href="/p/1">Camp Stove</a> $275.00</p>`);
+    assert.match(out, /!\[Camp Stove 0\]\(https:\/\/example\.com\/s0\.jpg\)/);
+    assert.doesNotMatch(out, /Camp Stove [123]/);
+  });
+
+  it("leave a gallery of different pictures whole", () => {
+    const out = md(
+      ["Bridge", "Harbour", "Old town"]
+        .map((a, i) => `<div><img src="/g${i}.jpg" alt="${a}"></div>`)
+        .join(""),
+    );
+    for (const alt of ["Bridge", "Harbour", "Old town"]) assert.ok(out.includes(`![${alt}]`), alt);
+  });
+});
+
 describe("stray table parts", () => {
   it("keeps the text of rows and cells that sit outside any table, instead of failing", () => {
     // Seen on a real comparison page: a script-built grid of <tr>/<td> inside plain <div>s.
