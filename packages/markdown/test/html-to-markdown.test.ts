@@ -212,6 +212,26 @@ describe("consent notices", () => {
     }
   });
 
+  it("include a cookie preference center, long as it is", () => {
+    const kinds = [
+      "Strictly Necessary Cookies",
+      "Analytics Cookies",
+      "Functional Cookies",
+      "Targeting Cookies",
+    ];
+    const center = kinds
+      .map(
+        (k) =>
+          `<h4>${k}</h4><p>${"These cookies help the site work and are described at length here. ".repeat(6)}</p>`,
+      )
+      .join("");
+    const html = `<html><body><div class="pc-x1"><h3>Manage Consent Preferences</h3>${center}</div>
+      <main><p>Posted March 19: does anyone know what these two mounting points on the case are for?</p></main></body></html>`;
+    const out = htmlToMarkdown(html, { baseUrl, onlyMainContent: true }).markdown;
+    assert.doesNotMatch(out, /Consent Preferences|Cookies/);
+    assert.match(out, /two mounting points/);
+  });
+
   it("leave alone a text about cookies that asks nothing, and a long one", () => {
     const recipe = md(`<p>Bake the cookies for twelve minutes, then let them cool on a rack.</p>`);
     assert.match(recipe, /Bake the cookies/);

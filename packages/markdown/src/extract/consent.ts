@@ -6,6 +6,12 @@
 
 /** A notice is at most this long; an article about cookies is longer and stays. */
 const MAX_NOTICE_CHARS = 1_500;
+/** A preference center (one toggle per kind of cookie, each explained) is longer, and says so. */
+const MAX_CENTER_CHARS = 6_000;
+const CENTER = /\bstrictly necessary\b/i;
+const COOKIES = /\bcookies?\b/gi;
+/** A preference center names cookies again and again, one kind after another. */
+const CENTER_MENTIONS = 4;
 const COOKIE = /\bcookies?\b/i;
 const ASKS =
   /\b(?:accept(?: all)?|reject(?: all)?|decline|consent|(?:manage|cookie|your) (?:preferences|settings|choices)|cookie (?:policy|notice|statement)|opt[ -]out)\b/i;
@@ -16,13 +22,18 @@ export function removeConsentNotices(body: Element): void {
   const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
   const doomed = new Set<Element>();
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (!COOKIE.test((node as Text).data)) continue;
+    const text = (node as Text).data;
+    if (!COOKIE.test(text)) continue;
+    const center = CENTER.test(text);
+    const limit = center ? MAX_CENTER_CHARS : MAX_NOTICE_CHARS;
     let notice: Element | undefined;
     for (let el = node.parentElement; el && el !== body; el = el.parentElement) {
-      if (el.nodeName === "MAIN" || el.nodeName === "ARTICLE" || length(el) > MAX_NOTICE_CHARS) break;
+      if (el.nodeName === "MAIN" || el.nodeName === "ARTICLE" || length(el) > limit) break;
       notice = el;
     }
-    if (notice && ASKS.test(notice.textContent ?? "")) doomed.add(notice);
+    if (!notice) continue;
+    const said = notice.textContent ?? "";
+    if (center ? (said.match(COOKIES)?.length ?? 0) >= CENTER_MENTIONS : ASKS.test(said)) doomed.add(notice);
   }
   for (const el of doomed) el.remove();
 }
