@@ -56,6 +56,9 @@ function inputVerdict(input: Element): Verdict {
 function verdict(el: Element): Verdict {
   const tag = el.nodeName.toUpperCase();
   if (NEVER_CONTENT.has(tag)) return "remove";
+  // A tab panel not shown yet (the code sample in another language, the other plan) is content one
+  // click away, like hidden=until-found.
+  if (el.getAttribute("role") === "tabpanel") return "keep";
   const hidden = el.getAttribute("hidden");
   // hidden="until-found" is collapsed-but-searchable content (accordions), i.e. real text.
   if (hidden !== null && hidden.toLowerCase() !== "until-found") return "hidden";

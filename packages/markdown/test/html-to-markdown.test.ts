@@ -51,6 +51,17 @@ describe("never-content", () => {
     }
   });
 
+  it("keeps tab panels not shown yet (the code sample in the other language)", () => {
+    const out =
+      md(`<div role="tablist"><button role="tab">Python</button><button role="tab">Node.js</button></div>
+      <div role="tabpanel"><pre><code>pip install twilio</code></pre></div>
+      <div role="tabpanel" hidden style="display:none"><pre><code>npm install twilio</code></pre></div>
+      <div hidden>A closed menu</div>`);
+    assert.match(out, /pip install twilio/);
+    assert.match(out, /npm install twilio/);
+    assert.doesNotMatch(out, /closed menu/);
+  });
+
   it("keeps hidden=until-found content, which is searchable text", () => {
     assert.equal(md(`<div hidden="until-found">Accordion body</div>`), "Accordion body\n");
   });
