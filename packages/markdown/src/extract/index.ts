@@ -235,13 +235,17 @@ function gridContainer(
 
 /**
  * On a product page, repeated item cards are other products (similar items, also bought, recently
- * viewed): they go, with the heading that introduces them.
+ * viewed): they go, with the heading that introduces them. Items that make most of the page are what
+ * the page is about (a category page taken for a product page): they stay.
  */
 const SECTION_EXTRA_CHARS = 200;
+const OTHER_ITEMS_MAX_SHARE = 0.5;
 
 function removeOtherItems(container: Element, tallies: Tallies): void {
+  const pageChars = tallyOf(tallies, container).chars;
   for (const grid of findItemGrids(container, tallies)) {
     if (grid.parent === container || !container.contains(grid.parent)) continue;
+    if (grid.chars > OTHER_ITEMS_MAX_SHARE * pageChars) continue;
     // The section around the items, while it holds little else (its heading, a "see all" link).
     let doomed = grid.parent;
     for (let up = doomed.parentElement; up && up !== container; up = up.parentElement) {
@@ -340,6 +344,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions): MainContent
   }
 
   removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood, pageType === "forum");
+  if (pageType === "product") removeOtherItems(body, tally(body));
   const tallies = tally(body);
   const grid = grids ? gridContainer(body, tallies) : undefined;
   const leftGood = tallyOf(tallies, body).good;
@@ -359,6 +364,5 @@ function choose(root: Element, body: Element, opts: ExtractOptions): MainContent
     return { root, status: "fallback_whole_page", pageType };
   }
   pruneInside(container, tallies);
-  if (pageType === "product") removeOtherItems(container, tallies);
   return { root: container, status: "extracted", pageType };
 }
