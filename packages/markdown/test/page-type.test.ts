@@ -51,6 +51,19 @@ const docs = `<html><head><title>fetch() - API reference</title></head><body>${c
   ${Array.from({ length: 4 }, (_, i) => `<h2>Example ${i + 1}</h2><pre><code class="language-js">const res${i} = await fetch("/api/${i}");</code></pre>`).join("")}
   </main>${footer}</body></html>`;
 
+const service = `<html><head><title>Data analytics consulting</title></head><body>${chrome}
+  <main><h1>Data analytics consulting</h1><p>Turn your data into decisions with our analysts.</p><a href="/contact">Contact us</a>
+  <h2>What we do</h2><p>Dashboards, data pipelines and forecasting for growing teams.</p><a href="/demo">Book a demo</a>
+  <h2>Why us</h2><p>Ten years of projects in retail, finance and health.</p><a href="/start">Get started</a></main>${footer}</body></html>`;
+
+const story = (
+  i: number,
+) => `<div class="story-card"><a href="/2026/03/${i}/story-${i}"><h3>Headline number ${i} of the day</h3></a>
+  <p>A short summary of story ${i}, one line long.</p><span class="byline">By Reporter ${i}</span></div>`;
+const listing = `<html><head><title>Science news</title></head><body>${chrome}
+  <main><h1>Science</h1><div class="stories">${Array.from({ length: 10 }, (_, i) => story(i + 1)).join("")}</div></main>
+  ${footer}</body></html>`;
+
 describe("page types", () => {
   it("classifies each kind of page from its structured data, URL and shape", () => {
     assert.equal(main(collection, "https://shop.example/collections/trail-shoes").pageType, "collection");
@@ -58,6 +71,8 @@ describe("page types", () => {
     assert.equal(main(product, "https://shop.example/products/trail-runner-7").pageType, "product");
     assert.equal(main(article, "https://news.example/2026/03/14/how-trails-are-built").pageType, "article");
     assert.equal(main(docs, "https://docs.example/reference/fetch").pageType, "documentation");
+    assert.equal(main(service, "https://consult.example/").pageType, "service");
+    assert.equal(main(listing, "https://news.example/science/").pageType, "listing");
   });
 
   it("is absent without onlyMainContent, and set by the caller when it knows better", () => {
@@ -72,6 +87,14 @@ describe("page types", () => {
 });
 
 describe("main content by page type", () => {
+  it("a listing keeps every entry with its link and summary", () => {
+    const { markdown } = main(listing, "https://news.example/science/");
+    for (let i = 1; i <= 10; i++) {
+      assert.ok(markdown.includes(`https://news.example/2026/03/${i}/story-${i}`), `link ${i}`);
+      assert.ok(markdown.includes(`A short summary of story ${i}`), `summary ${i}`);
+    }
+  });
+
   it("a collection keeps every item card (title, price, link) with its heading, not the menus", () => {
     const { markdown } = main(collection, "https://shop.example/collections/trail-shoes");
     assert.match(markdown, /^# Trail Running Shoes/m);

@@ -270,12 +270,19 @@ const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|kr|zł|USD|EUR|GB
 const POST_TOKEN =
   /^(?:post|message|reply|answer|topic-post|forum-post|postbody|post-body|message-body|messagecontent|cooked|bbwrapper|js-post|comment-body|post-message|post_message|postcontainer|post-container|posttext)$/i;
 
+/** What a service or product page asks its reader to do. */
+const CALL_TO_ACTION =
+  /^\s*(?:get started|get a (?:quote|demo)|request a (?:quote|demo|consultation)|book a (?:demo|call|consultation)|contact (?:us|sales)|talk to (?:sales|an expert)|start (?:your )?free trial|try (?:it )?(?:for )?free|schedule (?:a )?(?:call|consultation|demo)|sign up(?: free)?|get in touch|free consultation|apply now|enroll now)\b/i;
+
 function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined): BodyShape {
   const pageChars = Math.max(1, tallyOf(tallies, body).chars);
   let codeBlocks = 0;
   let posts = 0;
+  let calls = 0;
   walkElements(body, (el) => {
     if (el.nodeName === "PRE") codeBlocks++;
+    if ((el.nodeName === "A" || el.nodeName === "BUTTON") && CALL_TO_ACTION.test(el.textContent ?? ""))
+      calls++;
     const cls = el.getAttribute("class");
     if (cls) for (const token of cls.split(/\s+/)) if (POST_TOKEN.test(token)) posts++;
     return true;
@@ -288,6 +295,7 @@ function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined):
     prices: (body.textContent ?? "").match(PRICE)?.length ?? 0,
     codeBlocks,
     posts,
+    calls,
     paragraphs: tallies.blocks.filter((b) => b.el.nodeName === "P" && b.chars >= 150).length,
   };
 }

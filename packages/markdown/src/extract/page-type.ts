@@ -25,6 +25,8 @@ export interface PageHints {
   /** The page's URL path, lower-cased. */
   path: string;
   host: string;
+  /** The page says when it was published (article:published_time, datePublished, a <time> in a byline). */
+  dated?: boolean;
 }
 
 /** What the extractor saw of the body. */
@@ -42,14 +44,18 @@ export interface BodyShape {
   posts: number;
   /** Long prose paragraphs. */
   paragraphs: number;
+  /** Calls to action: get started, contact us, book a demo, request a quote... */
+  calls?: number;
 }
 
 const TYPE_NAME = /"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g;
 
 export function readHints(document: Document, url: string): PageHints {
   const schemaTypes = new Set<string>();
+  let dated = document.querySelector('meta[property="article:published_time"], meta[name="date"]') !== null;
   for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json"]'))) {
     const text = script.textContent ?? "";
+    if (text.includes('"datePublished"')) dated = true;
     for (const m of text.matchAll(TYPE_NAME)) {
       for (const name of (m[1] ?? "").replace(/[[\]"\s]/g, "").split(","))
         if (name) schemaTypes.add(name.replace(/^.*[/:]/, "").toLowerCase());
@@ -67,7 +73,7 @@ export function readHints(document: Document, url: string): PageHints {
     path = decodeURIComponent(u.pathname).toLowerCase();
     host = u.hostname.toLowerCase();
   } catch {}
-  return { schemaTypes, ...(og ? { ogType: og.trim().toLowerCase() } : {}), path, host };
+  return { schemaTypes, ...(og ? { ogType: og.trim().toLowerCase() } : {}), path, host, dated };
 }
 
 const URL_SIGNS: Array<[RegExp, PageType, number]> = [
@@ -146,6 +152,7 @@ export function classifyPage(
   if (hints.ogType === "product") scores.product += 2;
   if (hints.ogType === "product.group") scores.collection += 2;
   if (hints.ogType === "article") scores.article += 1;
+  if (hints.dated) scores.article += 1;
 
   // The body's shape.
   if (shape.items >= 6 && shape.itemShare >= 0.2) {
@@ -156,6 +163,7 @@ export function classifyPage(
   if (shape.posts >= 3) scores.forum += Math.min(3, shape.posts / 3);
   if (shape.codeBlocks >= 3) scores.documentation += Math.min(3, shape.codeBlocks / 3);
   if (shape.prices >= 1 && shape.prices <= 6 && shape.items < 6) scores.product += 1;
+  if ((shape.calls ?? 0) >= 2) scores.service += Math.min(2.5, 0.5 + (shape.calls ?? 0) / 3);
   if (shape.paragraphs >= 8) scores.article += 1.5;
   else if (shape.paragraphs <= 2) scores.article -= 0.5;
 
