@@ -25,7 +25,12 @@ const DOMINANT_SHARE = 0.7;
 const MIN_GOOD_CHARS = 120;
 const MIN_GOOD_SHARE = 0.3;
 
-function isFurniture(el: Element, commentsAreContent = false): boolean {
+/** On a forum, a form holding this much prose is a post someone wrote (some engines wrap each in its edit form). */
+const FORM_PROSE_CHARS = 100;
+
+function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false): boolean {
+  if (commentsAreContent && el.nodeName === "FORM" && tallyOf(tallies, el).good >= FORM_PROSE_CHARS)
+    return false;
   return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el, commentsAreContent);
 }
 
@@ -65,7 +70,10 @@ function removeFurniture(
     const comments = looksLikeComments(el);
     // Where replies are the content (forums, Q&A), a comment section is not furniture.
     if (comments && keepComments) return true;
-    if (comments || (isFurniture(el, keepComments) && !shelters.has(el) && holdsLittle(el, tallies, limit))) {
+    if (
+      comments ||
+      (isFurniture(el, tallies, keepComments) && !shelters.has(el) && holdsLittle(el, tallies, limit))
+    ) {
       doomed.push(el);
       return false;
     }
