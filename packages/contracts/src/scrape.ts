@@ -49,7 +49,7 @@ export const renderFields = {
     // Optional outside too, so request objects built in code need not spell the default out.
     .optional()
     .describe(
-      "markdown: only the page's main content (article, documentation body, product details, thread), without navigation, headers, footers, cookie banners, ads, share buttons and related links. When no credible main content is found, the whole page is converted and metadata.mainContent says fallback_whole_page",
+      "markdown: only the page's main content, without navigation, headers, footers, cookie banners, ads, share buttons and related links, chosen by the kind of page (metadata.pageType): an article's or documentation's body, a product's name, price, description and specifications, every item card of a collection or listing, every post of a forum thread. When no credible main content is found, the whole page is converted and metadata.mainContent says fallback_whole_page",
     ),
   includeTags: z
     .array(z.string().min(1).max(1000))
