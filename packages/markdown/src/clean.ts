@@ -177,10 +177,13 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   const body = root.querySelector("body") ?? root;
   const noscriptChars = () => found.noscripts.reduce((n, el) => n + textChars(el), 0);
   const pageChars = textChars(body) - noscriptChars();
+  let hiddenChars = 0;
   for (const el of found.hidden) {
     // Gone already with a hidden ancestor.
     if (!root.contains(el)) continue;
-    if (pageChars > 0 && textChars(el) >= HIDDEN_BUT_SHOWN_SHARE * pageChars) continue;
+    const chars = textChars(el);
+    if (pageChars > 0 && chars >= HIDDEN_BUT_SHOWN_SHARE * pageChars) continue;
+    hiddenChars += chars;
     el.remove();
   }
   found.noscripts = found.noscripts.filter((el) => root.contains(el));
@@ -190,7 +193,7 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   // A page built by script whose <noscript> holds the content (forum engines serve their crawler view
   // there) is what a reader without those scripts sees.
   const inNoscript = noscriptChars();
-  const visible = textChars(body) - inNoscript;
+  const visible = pageChars - hiddenChars;
   const useNoscript = outer && visible < NOSCRIPT_FALLBACK_CHARS && inNoscript > 2 * visible;
   for (const el of found.noscripts) {
     if (!useNoscript) {

@@ -16,11 +16,19 @@ const COOKIE = /\bcookies?\b/i;
 const ASKS =
   /\b(?:accept(?: all)?|reject(?: all)?|decline|consent|(?:manage|cookie|your) (?:preferences|settings|choices)|cookie (?:policy|notice|statement)|opt[ -]out)\b/i;
 
-const length = (el: Element) => (el.textContent ?? "").replace(/\s+/g, " ").trim().length;
-
 export function removeConsentNotices(body: Element): void {
   const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
   const doomed = new Set<Element>();
+  // Text lengths of the ancestors climbed, each measured once however many mentions sit under it.
+  const lengths = new Map<Element, number>();
+  const length = (el: Element) => {
+    let n = lengths.get(el);
+    if (n === undefined) {
+      n = (el.textContent ?? "").replace(/\s+/g, " ").trim().length;
+      lengths.set(el, n);
+    }
+    return n;
+  };
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = (node as Text).data;
     if (!COOKIE.test(text)) continue;

@@ -282,7 +282,8 @@ const POST_TOKEN =
 const CALL_TO_ACTION =
   /^\s*(?:get started|get a (?:quote|demo)|request a (?:quote|demo|consultation)|book a (?:demo|call|consultation)|contact (?:us|sales)|talk to (?:sales|an expert)|start (?:your )?free trial|try (?:it )?(?:for )?free|schedule (?:a )?(?:call|consultation|demo)|sign up(?: free)?|get in touch|free consultation|apply now|enroll now)\b/i;
 
-function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined): BodyShape {
+/** `text`: the body's text content, measured once by the caller. */
+function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined, text: string): BodyShape {
   const pageChars = Math.max(1, tallyOf(tallies, body).chars);
   let codeBlocks = 0;
   let posts = 0;
@@ -300,7 +301,7 @@ function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined):
     items: grid?.items.length ?? 0,
     itemShare: grid ? grid.chars / pageChars : 0,
     pricedItems: grid ? grid.items.filter(priced).length : 0,
-    prices: (body.textContent ?? "").match(PRICE)?.length ?? 0,
+    prices: text.match(PRICE)?.length ?? 0,
     codeBlocks,
     posts,
     calls,
@@ -323,8 +324,9 @@ const MIN_EXTRACTED_CHARS = 100;
 
 export function extractMainContent(root: Element, opts: ExtractOptions = {}): MainContent {
   const body = root.nodeName === "HTML" ? (root.querySelector("body") ?? root) : root;
-  const pageChars = textChars(body);
-  const main = choose(root, body, opts);
+  const text = body.textContent ?? "";
+  const pageChars = text.replace(/\s+/g, "").length;
+  const main = choose(root, body, opts, text);
   // A container named as the content that the page's scripts were to fill, say: not the content.
   if (
     main.status === "extracted" &&
@@ -337,7 +339,7 @@ export function extractMainContent(root: Element, opts: ExtractOptions = {}): Ma
 
 const textChars = (el: Element) => (el.textContent ?? "").replace(/\s+/g, "").length;
 
-function choose(root: Element, body: Element, opts: ExtractOptions): MainContent {
+function choose(root: Element, body: Element, opts: ExtractOptions, text: string): MainContent {
   const first = tally(body);
   const pageGood = tallyOf(first, body).good;
   const firstGrid = findItemGrid(body, first);
@@ -345,7 +347,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions): MainContent
     opts.pageType ??
     classifyPage(
       opts.hints ?? { schemaTypes: new Set(), path: "", host: "" },
-      bodyShape(body, first, firstGrid),
+      bodyShape(body, first, firstGrid, text),
     ).type;
   const grids = GRID_TYPES.has(pageType);
   if (pageGood < MIN_GOOD_CHARS && grids) {

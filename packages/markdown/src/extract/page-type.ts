@@ -5,6 +5,8 @@
  * attribute reads and one pass over the JSON-LD text; the body's shape comes from the extractor.
  */
 
+import { walkElements } from "../dom.ts";
+
 export const PAGE_TYPES = [
   "article",
   "documentation",
@@ -52,20 +54,36 @@ const TYPE_NAME = /"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g;
 
 export function readHints(document: Document, url: string): PageHints {
   const schemaTypes = new Set<string>();
-  let dated = document.querySelector('meta[property="article:published_time"], meta[name="date"]') !== null;
-  for (const script of Array.from(document.querySelectorAll('script[type="application/ld+json"]'))) {
-    const text = script.textContent ?? "";
-    if (text.includes('"datePublished"')) dated = true;
-    for (const m of text.matchAll(TYPE_NAME)) {
-      for (const name of (m[1] ?? "").replace(/[[\]"\s]/g, "").split(","))
-        if (name) schemaTypes.add(name.replace(/^.*[/:]/, "").toLowerCase());
-    }
+  let dated = false;
+  let og: string | undefined;
+  // One walk over the tree: linkedom's attribute selectors would each walk it again.
+  const root = document.documentElement;
+  if (root) {
+    walkElements(root, (el) => {
+      const tag = el.nodeName;
+      if (tag === "SCRIPT") {
+        if (el.getAttribute("type") === "application/ld+json") {
+          const text = el.textContent ?? "";
+          if (text.includes('"datePublished"')) dated = true;
+          for (const m of text.matchAll(TYPE_NAME)) {
+            for (const name of (m[1] ?? "").replace(/[[\]"\s]/g, "").split(","))
+              if (name) schemaTypes.add(name.replace(/^.*[/:]/, "").toLowerCase());
+          }
+        }
+        return false;
+      }
+      if (tag === "META") {
+        const property = el.getAttribute("property") ?? el.getAttribute("name");
+        if (property === "og:type") og ??= el.getAttribute("content") ?? undefined;
+        else if (property === "article:published_time" || property === "date") dated = true;
+        return false;
+      }
+      const itemtype = el.getAttribute("itemtype");
+      if (itemtype)
+        for (const t of itemtype.split(/\s+/)) if (t) schemaTypes.add(t.replace(/^.*\//, "").toLowerCase());
+      return tag !== "STYLE" && tag !== "SVG";
+    });
   }
-  for (const el of Array.from(document.querySelectorAll("[itemtype]"))) {
-    for (const t of (el.getAttribute("itemtype") ?? "").split(/\s+/))
-      if (t) schemaTypes.add(t.replace(/^.*\//, "").toLowerCase());
-  }
-  const og = document.querySelector('meta[property="og:type"]')?.getAttribute("content") ?? undefined;
   let path = "";
   let host = "";
   try {
