@@ -115,6 +115,23 @@ describe("main content by page type", () => {
     assert.doesNotMatch(markdown, /Privacy Policy/);
   });
 
+  it("a Q&A page keeps the question and every answer, not the comments under them", () => {
+    const answer = (
+      i: number,
+    ) => `<div class="answer" id="answer-${i}"><div class="post-text"><p>Answer ${i}: press F6 to move the focus to the file list, then use the arrow keys as usual in the list.</p></div>
+      <div class="comments"><ul><li class="comment"><span class="comment-copy">Comment ${i}: thanks, that worked for me too.</span></li></ul></div></div>`;
+    const html = `<html><head><title>Focus the file list</title>
+      <script type="application/ld+json">{"@type":"QAPage","mainEntity":{"@type":"Question"}}</script></head>
+      <body>${chrome}<div id="content"><h1>Focus the file list from the keyboard?</h1>
+      <div class="question"><div class="post-text"><p>How can I move the keyboard focus to the files area of Explorer without the mouse, in any version?</p></div></div>
+      <div id="answers">${[1, 2, 3].map(answer).join("")}</div></div>${footer}</body></html>`;
+    const { markdown, pageType } = main(html, "https://qa.example/questions/442960/focus-the-file-list");
+    assert.equal(pageType, "forum");
+    assert.match(markdown, /How can I move the keyboard focus/);
+    for (const i of [1, 2, 3]) assert.ok(markdown.includes(`Answer ${i}: press F6`), `answer ${i}`);
+    assert.doesNotMatch(markdown, /Comment \d: thanks/);
+  });
+
   it("a product keeps its name, price, description and specifications", () => {
     const { markdown } = main(product, "https://shop.example/products/trail-runner-7");
     for (const text of ["# Trail Runner 7", "$129.00", "rock plate", "| Weight | 280 g |"])

@@ -361,7 +361,9 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
     return { root: semantic, status: "extracted", pageType };
   }
 
-  removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood, pageType === "forum");
+  // A thread's replies are its content; on a Q&A page the answers are, and the comments under them are not.
+  const qa = opts.hints?.schemaTypes.has("qapage") || /\/questions\/\d+/.test(opts.hints?.path ?? "");
+  removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood, pageType === "forum" && !qa);
   if (pageType === "product") removeOtherItems(body, tally(body));
   const tallies = tally(body);
   const grid = grids ? gridContainer(body, tallies) : undefined;
