@@ -44,6 +44,14 @@ describe("wait.until auto (the default) waits for what scripts build", () => {
     assert.equal(load.metadata.settle.reason, "load");
   });
 
+  test("text an image's onload handler writes is there (an arriving image opens no quiet window of its own)", async () => {
+    for (let i = 0; i < 3; i++) {
+      const r = await markdownOf("/image-onload");
+      assert.match(r.data.markdown, /Caption written once the picture arrived/);
+      assert.doesNotMatch(r.data.markdown, /Loading the picture/);
+    }
+  });
+
   test("a fetch to a JSON API after load, and a module script chaining fetches and timers", async () => {
     const fetched = await markdownOf("/late-fetch");
     assert.match(fetched.data.markdown, /- Fetched item one\n- Fetched item two/);

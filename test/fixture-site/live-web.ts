@@ -37,6 +37,13 @@ function routes(origin: string, other: string): Record<string, (req: IncomingMes
   return {
     "/static": () =>
       page("Static", `<h1>Static page</h1><p>Everything here was in the HTML from the start.</p>`),
+    "/image-onload": () =>
+      page(
+        "Image onload",
+        `<h1>Gallery</h1><p id="caption">Loading the picture…</p>
+<img src="/img/slow.png?delay=300" alt="A slow picture" width="10" height="10"
+  onload="document.getElementById('caption').textContent = 'Caption written once the picture arrived'">`,
+      ),
     "/late-timer": () =>
       page(
         "Late timer",
@@ -282,7 +289,7 @@ export async function startLiveWeb(): Promise<LiveWeb> {
     if (path === "/hang.png") return; // never answered
     if (path.startsWith("/img/")) {
       res.setHeader("Content-Type", "image/png");
-      return res.end(PIXEL);
+      return later(delay, () => res.end(PIXEL));
     }
     const route = routes(origins[index]!, origins[1 - index]!)[path];
     if (!route) {
