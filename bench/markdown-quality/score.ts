@@ -52,10 +52,18 @@ export interface PageScore {
   fn: number;
 }
 
-/** Multiset shingle overlap of `extracted` (plain text) against `truth` (plain text). */
-export function scoreText(extracted: string, truth: string): PageScore {
-  const got = shingles(tokens(extracted));
-  const want = shingles(tokens(truth));
+/** Counts of each item of `items`. */
+export function multiset(items: Iterable<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const item of items) out.set(item, (out.get(item) ?? 0) + 1);
+  return out;
+}
+
+/** How many items two multisets share, and the size of each. */
+export function overlap(
+  got: Map<string, number>,
+  want: Map<string, number>,
+): { tp: number; gotTotal: number; wantTotal: number } {
   let tp = 0;
   let gotTotal = 0;
   let wantTotal = 0;
@@ -64,6 +72,12 @@ export function scoreText(extracted: string, truth: string): PageScore {
     gotTotal += n;
     tp += Math.min(n, want.get(key) ?? 0);
   }
+  return { tp, gotTotal, wantTotal };
+}
+
+/** Multiset shingle overlap of `extracted` (plain text) against `truth` (plain text). */
+export function scoreText(extracted: string, truth: string): PageScore {
+  const { tp, gotTotal, wantTotal } = overlap(shingles(tokens(extracted)), shingles(tokens(truth)));
   const fp = gotTotal - tp;
   const fn = wantTotal - tp;
   // An empty output is precise by convention only when there was nothing to find.

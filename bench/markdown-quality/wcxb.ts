@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { multiset, overlap } from "./score.ts";
 
 export const PAGE_TYPES = [
   "article",
@@ -84,20 +85,9 @@ export interface WcxbScore {
 
 /** Word F1 of `predicted` (plain text) against the page's main content, and its snippet rates. */
 export function scoreWcxb(predicted: string, page: Pick<WcxbPage, "truth" | "with" | "without">): WcxbScore {
-  const got = new Map<string, number>();
-  for (const w of words(predicted)) got.set(w, (got.get(w) ?? 0) + 1);
-  const want = new Map<string, number>();
-  for (const w of words(page.truth)) want.set(w, (want.get(w) ?? 0) + 1);
-  let overlap = 0;
-  let gotTotal = 0;
-  let wantTotal = 0;
-  for (const n of want.values()) wantTotal += n;
-  for (const [w, n] of got) {
-    gotTotal += n;
-    overlap += Math.min(n, want.get(w) ?? 0);
-  }
-  const precision = gotTotal ? overlap / gotTotal : 0;
-  const recall = wantTotal ? overlap / wantTotal : 0;
+  const { tp, gotTotal, wantTotal } = overlap(multiset(words(predicted)), multiset(words(page.truth)));
+  const precision = gotTotal ? tp / gotTotal : 0;
+  const recall = wantTotal ? tp / wantTotal : 0;
   const f1 = precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
   const flat = ` ${words(predicted).join(" ")} `;
   const found = (s: string) => {
