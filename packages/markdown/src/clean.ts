@@ -1,4 +1,4 @@
-import { walkElements } from "./dom.ts";
+import { textChars, walkElements } from "./dom.ts";
 import { collapseSpaces } from "./parse.ts";
 
 const NEVER_CONTENT = new Set([
@@ -87,8 +87,6 @@ export interface PageMeta {
 const HIDDEN_BUT_SHOWN_SHARE = 0.5;
 /** Below this many visible characters, a page whose <noscript> says more is read from its <noscript>. */
 const NOSCRIPT_FALLBACK_CHARS = 300;
-
-const textChars = (el: Element) => (el.textContent ?? "").replace(/\s+/g, "").length;
 
 interface Found {
   removed: Element[];

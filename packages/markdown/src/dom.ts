@@ -14,3 +14,13 @@ export function walkElements(root: Element, visit: (el: Element) => boolean | un
     el = next;
   }
 }
+
+/** Characters of an element's text, whitespace left out. */
+export const textChars = (el: Element): number => (el.textContent ?? "").replace(/\s+/g, "").length;
+
+/** The nearest element above `from` that contains `el` as well, if any. */
+export function sharedAncestor(from: Element, el: Element): Element | undefined {
+  let shared = from.parentElement;
+  while (shared && !shared.contains(el)) shared = shared.parentElement;
+  return shared ?? undefined;
+}

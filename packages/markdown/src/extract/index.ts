@@ -3,7 +3,7 @@
  * pick the element whose text is most content-like, then prune what is left of furniture inside it.
  * Pure DOM work on the caller's (private) document; linear in its size apart from ancestor walks.
  */
-import { walkElements } from "../dom.ts";
+import { sharedAncestor, textChars, walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
 import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
@@ -233,8 +233,7 @@ function gridContainer(
   let container = grid.parent;
   const h1 = body.querySelector("h1");
   if (h1 && !container.contains(h1)) {
-    let shared = container.parentElement;
-    while (shared && !shared.contains(h1)) shared = shared.parentElement;
+    const shared = sharedAncestor(container, h1);
     if (shared && tallyOf(tallies, shared).chars <= 1.5 * tallyOf(tallies, container).chars)
       container = shared;
   }
@@ -267,8 +266,7 @@ function removeOtherItems(container: Element, tallies: Tallies): void {
 /** Prose and items apart: both, through their nearest shared ancestor, unless it carries much besides. */
 function besides(prose: Element, items: Element, tallies: Tallies): Element {
   if (items.contains(prose)) return items;
-  let shared = prose.parentElement;
-  while (shared && !shared.contains(items)) shared = shared.parentElement;
+  const shared = sharedAncestor(prose, items);
   const both = tallyOf(tallies, prose).chars + tallyOf(tallies, items).chars;
   return shared && tallyOf(tallies, shared).chars <= 1.3 * both ? shared : items;
 }
@@ -336,8 +334,6 @@ export function extractMainContent(root: Element, opts: ExtractOptions = {}): Ma
     return { root, status: "fallback_whole_page", pageType: main.pageType };
   return main;
 }
-
-const textChars = (el: Element) => (el.textContent ?? "").replace(/\s+/g, "").length;
 
 function choose(root: Element, body: Element, opts: ExtractOptions, text: string): MainContent {
   const first = tally(body);
