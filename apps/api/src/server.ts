@@ -89,6 +89,8 @@ export async function startApi(
     reapExpiredHolds(database.db).catch(() => {});
     releaseStaleWalletClaims(database.db, config.X402_MAX_TIMEOUT_SECONDS * 2000).catch(() => {});
     expireOverdueSessions(database.db, 60_000).catch(() => {});
+    // Day counters of the free allowance no longer matter once their UTC day is over.
+    ctx.allowance.sweep().catch(() => {});
   }, REAP_EVERY_MS);
   reaper.unref();
   const endedSessions = recordEndedSessions(ctx);

@@ -23,7 +23,13 @@ describe("AllowanceStore", () => {
     const b = [{ bucket: "search:ever", limit: 2 }];
     assert.equal((await store.consume(client, b)).ok, true);
     assert.equal((await store.consume(client, b)).ok, true);
-    assert.deepEqual(await store.consume(client, b), { ok: false, bucket: "search:ever", limit: 2, used: 2 });
+    assert.deepEqual(await store.consume(client, b), {
+      ok: false,
+      bucket: "search:ever",
+      limit: 2,
+      used: 2,
+      units: 1,
+    });
     assert.deepEqual(await store.usage(client), { "search:ever": 2 });
     // another client has its own counter
     assert.equal((await store.consume(newClient(), b)).ok, true);
@@ -80,6 +86,7 @@ describe("AllowanceStore", () => {
       bucket: "scrape-site:example.com:2026-11-22",
       limit: 3,
       used: 3,
+      units: 1,
     });
     assert.deepEqual(await store.usage(client), {
       "scrape:2026-11-22": 3,
@@ -96,7 +103,7 @@ describe("AllowanceStore", () => {
       { bucket: "fresh", limit: 5 },
       { bucket: "zero", limit: 0 },
     ]);
-    assert.deepEqual(r, { ok: false, bucket: "zero", limit: 0, used: 0 });
+    assert.deepEqual(r, { ok: false, bucket: "zero", limit: 0, used: 0, units: 1 });
     assert.deepEqual(await store.usage(client), {});
   });
 
@@ -128,5 +135,116 @@ describe("AllowanceStore", () => {
     await pg.database.sql`update allowance_counters set count = 0 where client = ${client}`;
     await again.release();
     assert.deepEqual(await store.usage(client), { "act:ever": 0, "session:ever": 0 });
+  });
+
+  const NOW = new Date("2026-11-22T12:00:00Z");
+  const scrapeOf = (client: string, url: string, now = NOW) => {
+    const d = allowanceFor({ route: "scrape", request: { url } }, now);
+    assert.ok(d.ok);
+    return store.consume(client, d.buckets);
+  };
+
+  it("counts distinct pages per site: the same page again takes no page, subdomains share the site", async () => {
+    const client = newClient();
+    for (const url of [
+      "https://example.com/a",
+      "https://example.com/a#again",
+      "https://example.com/a",
+      "https://blog.example.com/b",
+      "https://shop.example.com/c",
+      "https://example.com/a",
+    ])
+      assert.equal((await scrapeOf(client, url)).ok, true, url);
+    const refused = await scrapeOf(client, "https://www.example.com/d");
+    assert.equal(refused.ok, false);
+    assert.equal(!refused.ok && refused.bucket, "scrape-site:example.com:2026-11-22");
+    // an already counted page of the full site still goes, as long as the daily counter allows
+    assert.equal((await scrapeOf(client, "https://blog.example.com/b")).ok, true);
+    assert.deepEqual(await store.usage(client), {
+      "scrape:2026-11-22": 7,
+      "scrape-site:example.com:2026-11-22": 3,
+    });
+  });
+
+  it("is exact under concurrency on pages: 20 concurrent scrapes of 5 pages of one site count 3 pages", async () => {
+    const client = newClient();
+    const pages = ["p1", "p2", "p3", "p4", "p5"];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => scrapeOf(client, `https://example.org/${pages[i % 5]}`)),
+    );
+    const ok = results.filter((r) => r.ok).length;
+    assert.ok(ok <= 10, "never more than the daily 10");
+    const usage = await store.usage(client);
+    assert.equal(usage["scrape-site:example.org:2026-11-22"], 3);
+    assert.equal(usage["scrape:2026-11-22"], ok);
+    const markers = await pg.database.sql<{ n: number }[]>`
+      select count(*)::int as n from allowance_counters where client = ${client} and bucket like 'scrape-site:%|%'`;
+    assert.equal(markers[0]?.n, 3, "one marker per counted page");
+  });
+
+  it("a page goes back only when its last holder gives it back", async () => {
+    const client = newClient();
+    const first = await scrapeOf(client, "https://example.net/a");
+    const second = await scrapeOf(client, "https://example.net/a");
+    assert.ok(first.ok && second.ok);
+    await first.release();
+    assert.equal(
+      (await store.usage(client))["scrape-site:example.net:2026-11-22"],
+      1,
+      "still held by the second",
+    );
+    await second.release();
+    await second.release();
+    assert.deepEqual(await store.usage(client), {
+      "scrape:2026-11-22": 0,
+      "scrape-site:example.net:2026-11-22": 0,
+    });
+  });
+
+  it("an act takes one unit per action, refuses more than is left, and gives back actions that did not run", async () => {
+    const client = newClient();
+    const act = (n: number) => {
+      const d = allowanceFor(
+        { route: "act", request: { actions: Array.from({ length: n }, () => ({ press: "Tab" })) } },
+        NOW,
+      );
+      assert.ok(d.ok);
+      return store.consume(client, d.buckets);
+    };
+    const six = await act(6);
+    assert.ok(six.ok);
+    const five = await act(5);
+    assert.deepEqual(five, { ok: false, bucket: "act:ever", limit: 10, used: 6, units: 5 });
+    await six.giveBack("act:ever", 2); // only 4 of the 6 ran
+    assert.deepEqual(await store.usage(client), { "act:ever": 4 });
+    await six.release();
+    await six.release();
+    assert.deepEqual(
+      await store.usage(client),
+      { "act:ever": 0 },
+      "release returns only what was still held",
+    );
+    assert.equal((await act(25)).ok, false, "25 actions never fit a 10-action allowance");
+  });
+
+  it("sweeps the counters whose day is over, and keeps today's and the ever counters", async () => {
+    const client = newClient();
+    const yesterday = new Date(Date.now() - 86_400_000);
+    assert.ok((await scrapeOf(client, "https://old.test/a", yesterday)).ok);
+    assert.ok((await scrapeOf(client, "https://new.test/a", new Date())).ok);
+    assert.ok((await store.consume(client, [{ bucket: "session:ever", limit: 1 }])).ok);
+    assert.ok((await store.sweep()) >= 3, "yesterday's daily, site and page counters");
+    const left = await pg.database.sql<{ bucket: string }[]>`
+      select bucket from allowance_counters where client = ${client} order by bucket`;
+    const today = new Date().toISOString().slice(0, 10);
+    assert.deepEqual(
+      left.map((r) => r.bucket.replace(/\|.*/, "|page")),
+      [
+        `scrape-site:new.test:${today}`,
+        `scrape-site:new.test:${today}|page`,
+        `scrape:${today}`,
+        "session:ever",
+      ],
+    );
   });
 });

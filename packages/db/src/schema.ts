@@ -149,7 +149,10 @@ export const usage = pgTable(
   (t) => [index("usage_account_time").on(t.accountId, t.createdAt)],
 );
 
-/** Keyless allowance: one counter per client and bucket (e.g. `scrape:2026-11-22`, `session:ever`). */
+/**
+ * Keyless allowance: one counter per client and bucket (e.g. `scrape:2026-11-22`, `session:ever`), and
+ * per counted member (`scrape-site:example.com:2026-11-22|<hash of the page>`).
+ */
 export const allowanceCounters = pgTable(
   "allowance_counters",
   {
@@ -157,8 +160,10 @@ export const allowanceCounters = pgTable(
     bucket: text("bucket").notNull(),
     count: integer("count").notNull().default(0),
     updatedAt: at("updated_at").notNull().defaultNow(),
+    /** When the counter stops mattering (the end of its UTC day) and is swept; null: never. */
+    expiresAt: at("expires_at"),
   },
-  (t) => [primaryKey({ columns: [t.client, t.bucket] })],
+  (t) => [primaryKey({ columns: [t.client, t.bucket] }), index("allowance_counters_expiry").on(t.expiresAt)],
 );
 
 /** The shared render cache: one row per URL, format and every option that changes that format's output. */

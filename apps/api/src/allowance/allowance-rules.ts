@@ -1,3 +1,6 @@
+import { normalizeUrl } from "@browserfleet/site";
+import { getDomain } from "tldts";
+
 /**
  * The keyless free allowance (spec, Limits): what an MCP caller with no key and no account may do for free.
  * Each limit is its own counter, not a shared pool. Days are UTC calendar days. Pure: no I/O, no clock.
@@ -11,6 +14,15 @@ export interface AllowanceBucket {
   bucket: string;
   /** How many units the counter may reach. */
   limit: number;
+  /** Units this call takes (an act: one per action). Default 1. */
+  units?: number;
+  /**
+   * The counter counts distinct members (the pages of a site): a member this client already has in the
+   * counter takes no unit again.
+   */
+  member?: string;
+  /** When the counter stops mattering (the end of its UTC day), so it can be swept. None: never. */
+  expiresAt?: Date;
 }
 
 export type AllowanceDecision = { ok: true; buckets: AllowanceBucket[] } | { ok: false; reason: string };
@@ -64,7 +76,16 @@ export function utcDay(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** The "site" of a URL: lowercase hostname without a leading `www.` (and without a trailing dot). */
+/** The first instant of the UTC day after `now`: when that day's counters stop mattering. */
+export function endOfUtcDay(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+
+/**
+ * The "site" of a URL: its registrable domain by the Public Suffix List, private section included
+ * (`a.blog.example.co.uk` is `example.co.uk`, `foo.github.io` is itself), so subdomains share a site.
+ * An IP address, `localhost` or another name without a public suffix is its own site.
+ */
 export function siteOf(url: string): string | undefined {
   let host: string;
   try {
@@ -73,8 +94,13 @@ export function siteOf(url: string): string | undefined {
     return undefined;
   }
   host = host.replace(/\.+$/, "");
-  if (host.startsWith("www.") && host.length > 4) host = host.slice(4);
-  return host || undefined;
+  if (!host) return undefined;
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+}
+
+/** The page a URL names, as the allowance counts pages: normalized (no fragment, no session ids). */
+export function pageOf(url: string): string | undefined {
+  return normalizeUrl(url);
 }
 
 const NEEDS_KEY = "needs an API key: the keyless free allowance does not cover it";
@@ -85,15 +111,24 @@ export function allowanceFor(
   now: Date,
 ): AllowanceDecision {
   const day = utcDay(now);
+  const expiresAt = endOfUtcDay(now);
   switch (call.route) {
     case "scrape":
-      return scrapeAllowance(call.request, day);
+      return scrapeAllowance(call.request, day, expiresAt);
     case "map":
-      return { ok: true, buckets: [{ bucket: `map:${day}`, limit: ALLOWANCE.map.perDay }] };
-    case "session":
+      return { ok: true, buckets: [{ bucket: `map:${day}`, limit: ALLOWANCE.map.perDay, expiresAt }] };
+    case "session": {
+      const refused = unfreeFormats(fieldsOf(call.request).formats, ["controls"], "a session");
+      if (refused) return refused;
       return { ok: true, buckets: [{ bucket: "session:ever", limit: ALLOWANCE.session.ever }] };
-    case "act":
-      return { ok: true, buckets: [{ bucket: "act:ever", limit: ALLOWANCE.act.ever }] };
+    }
+    case "act": {
+      const body = fieldsOf(call.request);
+      const refused = unfreeFormats(body.formats, [], "an act");
+      if (refused) return refused;
+      const units = Array.isArray(body.actions) ? Math.max(1, body.actions.length) : 1;
+      return { ok: true, buckets: [{ bucket: "act:ever", limit: ALLOWANCE.act.ever, units }] };
+    }
     case "search":
       return { ok: true, buckets: [{ bucket: "search:ever", limit: ALLOWANCE.search.ever }] };
     case "crawl":
@@ -107,26 +142,50 @@ export function allowanceFor(
   }
 }
 
-function scrapeAllowance(request: unknown, day: string): AllowanceDecision {
-  const body = (typeof request === "object" && request !== null ? request : {}) as Record<string, unknown>;
-  const formats: unknown[] = Array.isArray(body.formats) ? body.formats : ["markdown"];
-  if (formats.includes("json")) return { ok: false, reason: `scrape with the json format ${NEEDS_KEY}` };
+const fieldsOf = (request: unknown) =>
+  (typeof request === "object" && request !== null ? request : {}) as Record<string, unknown>;
+
+/**
+ * Why the free allowance refuses these formats, if it does: json needs a key, and sessions and acts give
+ * only what the free scrape gives (no screenshot, no pdf). `fallback` is the route's default formats.
+ */
+function unfreeFormats(
+  requested: unknown,
+  fallback: readonly string[],
+  what: string,
+): { ok: false; reason: string } | undefined {
+  const formats: unknown[] = Array.isArray(requested) ? requested : [...fallback];
+  if (formats.includes("json")) return { ok: false, reason: `${what} with the json format ${NEEDS_KEY}` };
   const free: readonly unknown[] = FREE_SCRAPE_FORMATS;
   const refused = formats.filter((f) => !free.includes(f)).map(String);
-  if (refused.length > 0) {
-    return {
-      ok: false,
-      reason:
-        `the keyless free allowance does not cover the format${refused.length > 1 ? "s" : ""} ${refused.join(", ")}; ` +
-        `it covers ${FREE_SCRAPE_FORMATS.join(", ")}. Use an API key for the others`,
-    };
-  }
-  const daily: AllowanceBucket = { bucket: `scrape:${day}`, limit: ALLOWANCE.scrape.perDay };
+  if (refused.length === 0) return undefined;
+  return {
+    ok: false,
+    reason:
+      `the keyless free allowance does not cover the format${refused.length > 1 ? "s" : ""} ${refused.join(", ")}; ` +
+      `it covers ${FREE_SCRAPE_FORMATS.join(", ")}. Use an API key for the others`,
+  };
+}
+
+function scrapeAllowance(request: unknown, day: string, expiresAt: Date): AllowanceDecision {
+  const body = fieldsOf(request);
+  const refused = unfreeFormats(body.formats, ["markdown"], "scrape");
+  if (refused) return refused;
+  const daily: AllowanceBucket = { bucket: `scrape:${day}`, limit: ALLOWANCE.scrape.perDay, expiresAt };
   if (typeof body.url !== "string") return { ok: true, buckets: [daily] };
   const site = siteOf(body.url);
-  if (site === undefined) return { ok: false, reason: "url is not an absolute URL" };
+  const page = pageOf(body.url);
+  if (site === undefined || page === undefined) return { ok: false, reason: "url is not an absolute URL" };
   return {
     ok: true,
-    buckets: [daily, { bucket: `scrape-site:${site}:${day}`, limit: ALLOWANCE.scrape.perSitePerDay }],
+    buckets: [
+      daily,
+      {
+        bucket: `scrape-site:${site}:${day}`,
+        limit: ALLOWANCE.scrape.perSitePerDay,
+        member: page,
+        expiresAt,
+      },
+    ],
   };
 }

@@ -57,6 +57,11 @@ export interface PaidWork<T> {
   result: T;
   /** What the caller owes for what came out. 0 means nothing came out: nothing is charged. */
   chargeMicros: number;
+  /**
+   * Of the free allowance units the call asked for (an act: one per action), how many it used (the
+   * actions that ran). Unset: all of them, if anything came out.
+   */
+  allowanceUnitsUsed?: number;
 }
 
 export interface PaidCall<T> {
@@ -287,12 +292,17 @@ async function spendAllowance<T>(
   usage: UsageFn,
 ): Promise<T> {
   const rule = allowanceFor({ route: call.route, request: call.request }, new Date());
-  if (!rule.ok) throw new ApiError("key_required", `${rule.reason}. ${HOW_TO_GET_A_KEY}.`);
+  if (!rule.ok)
+    throw new ApiError("key_required", `${rule.reason}. ${HOW_TO_GET_A_KEY}.`, undefined, undefined, {
+      price: price(call.quote.micros),
+    });
   const spent = await ctx.allowance.consume(client, rule.buckets);
   if (!spent.ok) {
+    const asked = spent.units > 1 ? `, and this call asks for ${spent.units}` : "";
+    const wallet = ctx.x402 ? ", or pay per call with an x402 wallet over REST" : "";
     throw new ApiError(
       "allowance_exhausted",
-      `the free allowance is used up (${spent.bucket}: ${spent.used} of ${spent.limit}). ${HOW_TO_GET_A_KEY}, or pay per call with an x402 wallet over REST.`,
+      `the free allowance does not cover this call (${spent.bucket}: ${spent.used} of ${spent.limit} used${asked}). ${HOW_TO_GET_A_KEY}${wallet}.`,
       undefined,
       undefined,
       { price: price(call.quote.micros) },
@@ -306,6 +316,10 @@ async function spendAllowance<T>(
     throw err;
   }
   if (done.chargeMicros === 0) await spent.release();
+  else if (done.allowanceUnitsUsed !== undefined)
+    for (const b of rule.buckets)
+      if ((b.units ?? 1) > done.allowanceUnitsUsed)
+        await spent.giveBack(b.bucket, (b.units ?? 1) - done.allowanceUnitsUsed);
   usage(200, 0, {});
   return done.result;
 }

@@ -258,7 +258,7 @@ export async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller):
         chargedMicros: charge,
         expiresAt: new Date(reply.result.metadata.expiresAt),
       });
-      return { result: reply.result, chargeMicros: charge };
+      return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran };
     },
   });
   result.metadata.ms = Math.round(performance.now() - started);
