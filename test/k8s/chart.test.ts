@@ -132,6 +132,10 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "nats.url=http://nope"),
       /nats/,
     );
+    await assert.rejects(
+      helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "ingress.trustedProxyHops=-1"),
+      /trustedProxyHops/,
+    );
   });
 
   it("renders only valid manifests (kubeconform -strict, Kubernetes schemas + our CRD)", async () => {
@@ -207,6 +211,33 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     for (const k of ["ServiceMonitor", "PrometheusRule", "Ingress", "ClusterRole"])
       assert.ok(kinds(other).includes(k), k);
     assert.ok(!kinds(other).includes("StatefulSet"), "external NATS and PostgreSQL");
+    // Behind the chart's ingress the api trusts one X-Forwarded-For hop, so keyless callers are told apart.
+    const apiEnv = (list: Obj[]) =>
+      list.find((d) => d.kind === "Deployment" && d.metadata.name.endsWith("-api")).spec.template.spec
+        .containers[0].env as Array<{ name: string; value: string }>;
+    const hops = (list: Obj[]) =>
+      apiEnv(list)
+        .filter((e) => e.name === "TRUSTED_PROXY_HOPS")
+        .map((e) => e.value);
+    assert.deepEqual(hops(def), [], "no ingress: the socket's peer is the caller");
+    assert.deepEqual(hops(other), ["1"]);
+    const set = async (...values: string[]) =>
+      docs(
+        (
+          await helm(
+            "template",
+            "bf",
+            CHART,
+            "--kube-version",
+            KUBE_VERSION,
+            "--set",
+            "ingress.enabled=true",
+            ...values.flatMap((v) => ["--set", v]),
+          )
+        ).stdout,
+      );
+    assert.deepEqual(hops(await set("ingress.trustedProxyHops=2")), ["2"], "an L7 load balancer in front");
+    assert.deepEqual(hops(await set("config.TRUSTED_PROXY_HOPS=3")), ["3"], "config wins, once");
     const rule = other.find((d) => d.kind === "PrometheusRule");
     assert.ok(rule.spec.groups[0].rules.length >= 5);
     const dash = other.find((d) => d.kind === "ConfigMap" && d.metadata.name.endsWith("dashboard"));
