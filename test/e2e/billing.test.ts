@@ -98,22 +98,69 @@ describe("charges", () => {
     assert.equal(tx[1].amount.micros, -2_000);
   });
 
-  test("json, crawl and batch need a key: keyless calls are told so", async () => {
+  test("without wallets configured, a keyless priced POST is a 402 quote: the exact price, pay with a key", async () => {
+    const ledgerRows = async () =>
+      (await stack.pg.database.sql<{ n: number }[]>`select count(*)::int as n from ledger_entries`)[0]?.n;
+    const before = await ledgerRows();
+    const visits = stack.site.hits("/article") + stack.site.hits("/form");
     const r = await stack.postKeyless("/web/v1/scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "links"],
+    });
+    assert.equal(r.status, 402);
+    assert.equal(r.body.error.code, "payment_required");
+    assert.deepEqual(r.body.error.price, { usd: "$0.002", micros: 2_000 });
+    assert.deepEqual(r.body.error.payWith, ["api_key"]);
+    assert.match(
+      r.body.error.message,
+      /this call costs \$0\.002: pay with an API key, since this deployment takes no wallet payments/,
+    );
+    assert.match(r.body.error.message, /Authorization: Bearer <key>/);
+    assert.equal(r.headers.get("PAYMENT-REQUIRED"), null, "no wallet quote where wallets are off");
+    const session = await stack.postKeyless("/web/v1/session", { url: `${stack.site.url}/form` });
+    assert.equal(session.status, 402);
+    assert.deepEqual(session.body.error.price, { usd: "$0.005", micros: 5_000 });
+    const act = await stack.postKeyless("/web/v1/act", {
+      sessionId: "ses_nothere12345",
+      actions: [{ press: "Tab" }],
+    });
+    assert.equal(act.status, 404, "an act names a session first: no one else's session is quoted");
+    const map = await stack.postKeyless("/web/v1/map", { url: `${stack.site.url}/`, limit: 2500 });
+    assert.equal(map.status, 402);
+    assert.deepEqual(map.body.error.price, { usd: "$0.0009", micros: 900 });
+    assert.equal(await ledgerRows(), before, "a quote is not a charge");
+    assert.equal(stack.site.hits("/article") + stack.site.hits("/form"), visits, "nothing ran");
+  });
+
+  test("json, crawl and batch need a key: keyless calls get a 402 with the price that says so", async () => {
+    const json = await stack.postKeyless("/web/v1/scrape", {
       url: `${stack.site.url}/article`,
       formats: ["json"],
       json: { prompt: "the title" },
     });
-    assert.equal(r.status, 401);
-    assert.equal(r.body.error.code, "key_required");
-    assert.match(r.body.error.message, /API key/);
+    assert.equal(json.status, 402);
+    assert.equal(json.body.error.code, "payment_required");
+    assert.deepEqual(json.body.error.price, { usd: "$0.003", micros: 3_000 });
+    assert.deepEqual(json.body.error.payWith, ["api_key"]);
+    assert.match(json.body.error.message, /the json format needs an API key/);
+    const crawl = await stack.postKeyless("/web/v1/crawl", { url: `${stack.site.url}/`, limit: 10 });
+    assert.equal(crawl.status, 402);
+    assert.deepEqual(crawl.body.error.price, { usd: "$0.01", micros: 10_000 });
+    assert.match(crawl.body.error.message, /a crawl needs an API key/);
+    for (const r of [json, crawl]) assert.equal(r.headers.get("PAYMENT-REQUIRED"), null);
   });
 
-  test("a keyless call on a deployment without wallet payments is told to use a key, with the price", async () => {
-    const r = await stack.postKeyless("/web/v1/scrape", { url: `${stack.site.url}/article` });
-    assert.equal(r.status, 401);
-    assert.equal(r.body.error.code, "key_required");
-    assert.deepEqual(r.body.error.price, { usd: "$0.001", micros: 1_000 });
+  test("the self-descriptions, OpenAPI and llms.txt say what this deployment does: keys only, 402 without", async () => {
+    const scrape = await get("/web/v1/scrape");
+    assert.deepEqual(scrape.body.payment.payWith, ["api_key"]);
+    assert.equal(scrape.body.payment.withoutPayment.status, 402);
+    assert.equal(scrape.body.payment.withoutPayment.paymentRequiredHeader, false);
+    assert.match(scrape.body.auth, /this deployment takes no wallet payments/);
+    const openapi = (await get("/openapi.json")).body;
+    assert.equal(openapi.components.securitySchemes.x402, undefined);
+    assert.equal(openapi.paths["/web/v1/scrape"].post.responses["402"].headers, undefined);
+    const llms = await (await fetch(`${stack.api.url}/llms.txt`)).text();
+    assert.match(llms, /this deployment takes no wallet payments/);
   });
 });
 

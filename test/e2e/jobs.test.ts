@@ -102,10 +102,12 @@ describe("batch scrape", () => {
 
   test("needs a key, validates its body, and refuses a batch the balance cannot cover", async () => {
     const urls = [`${stack.site.url}/article`, `${stack.site.url}/page2`];
-    const keyless = await stack.postKeyless("/web/v1/scrape/batch", { urls });
-    assert.equal(keyless.status, 401);
-    assert.equal(keyless.body.error.code, "key_required");
-    assert.match(keyless.body.error.message, /API key/);
+    const keyless = await stack.postKeyless("/web/v1/scrape/batch", { urls, formats: ["markdown", "links"] });
+    assert.equal(keyless.status, 402);
+    assert.equal(keyless.body.error.code, "payment_required");
+    assert.deepEqual(keyless.body.error.price, { usd: "$0.004", micros: 4_000 }, "what a key would hold");
+    assert.deepEqual(keyless.body.error.payWith, ["api_key"]);
+    assert.match(keyless.body.error.message, /a batch scrape needs an API key/);
     const one = await stack.post("/web/v1/scrape/batch", { urls: urls.slice(0, 1) });
     assert.equal(one.status, 400);
     assert.equal(one.body.error.details[0].field, "urls");

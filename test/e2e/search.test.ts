@@ -257,12 +257,14 @@ describe("POST /web/v1/search/{provider}", () => {
     assert.equal(fake.requestsOf("brave").length, before);
   });
 
-  it("keyless REST: 401 key_required with the price without wallets, 402 with the quote when x402 is on", async () => {
+  it("keyless REST: a 402 with the price either way; the x402 quote in PAYMENT-REQUIRED only when wallets are on", async () => {
     const before = fake.requestsOf("brave").length;
     const r = await stack.postKeyless("/web/v1/search/brave", { query: "x", limit: 30 });
-    assert.equal(r.status, 401);
-    assert.equal(r.body.error.code, "key_required");
+    assert.equal(r.status, 402);
+    assert.equal(r.body.error.code, "payment_required");
     assert.equal(r.body.error.price.micros, 21_000);
+    assert.deepEqual(r.body.error.payWith, ["api_key"]);
+    assert.equal(r.headers.get("PAYMENT-REQUIRED"), null);
     // A stand-in facilitator: the api only asks it what it settles before answering a 402 quote.
     const facilitator = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
@@ -290,8 +292,11 @@ describe("POST /web/v1/search/{provider}", () => {
         body: JSON.stringify({ query: "x", limit: 50 }),
       });
       assert.equal(res.status, 402);
-      const body = (await res.json()) as { error: { code: string; price: { micros: number } } };
+      const body = (await res.json()) as {
+        error: { code: string; price: { micros: number }; payWith: string[] };
+      };
       assert.equal(body.error.code, "payment_required");
+      assert.deepEqual(body.error.payWith, ["api_key", "x402"]);
       assert.equal(body.error.price.micros, 14_000, "the quote of the lowered limit");
       const challenge = decodePaymentRequiredHeader(res.headers.get("PAYMENT-REQUIRED") ?? "");
       assert.equal(challenge.accepts[0]?.amount, "14000");

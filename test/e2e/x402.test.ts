@@ -53,6 +53,8 @@ describe("x402 wallet payments", () => {
     });
     assert.equal(r.status, 402);
     assert.equal(r.body.error.code, "payment_required");
+    assert.deepEqual(r.body.error.price, { usd: "$0.002", micros: 2000 });
+    assert.deepEqual(r.body.error.payWith, ["api_key", "x402"]);
     const challenge = decodePaymentRequiredHeader(r.headers.get("PAYMENT-REQUIRED") ?? "");
     assert.equal(challenge.x402Version, 2);
     assert.equal(challenge.resource?.url, scrapeUrl());
@@ -68,6 +70,58 @@ describe("x402 wallet payments", () => {
       },
     ]);
     assert.deepEqual(await balances(), start);
+  });
+
+  test("crawl, batch and json take a key only: a 402 with the price and no wallet quote, and nothing moves", async () => {
+    const start = await balances();
+    const json = await stack.postKeyless("/web/v1/scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "json"],
+      json: { prompt: "the title" },
+    });
+    const crawl = await stack.postKeyless("/web/v1/crawl", { url: `${stack.site.url}/`, limit: 5 });
+    const batch = await stack.postKeyless("/web/v1/scrape/batch", {
+      urls: [`${stack.site.url}/article`, `${stack.site.url}/page2`],
+    });
+    for (const [r, micros, reason] of [
+      [json, 4000, /the json format needs an API key/],
+      [crawl, 5000, /a crawl needs an API key/],
+      [batch, 2000, /a batch scrape needs an API key/],
+    ] as const) {
+      assert.equal(r.status, 402);
+      assert.equal(r.body.error.code, "payment_required");
+      assert.equal(r.body.error.price.micros, micros);
+      assert.deepEqual(r.body.error.payWith, ["api_key"]);
+      assert.match(r.body.error.message, reason);
+      assert.equal(r.headers.get("PAYMENT-REQUIRED"), null, "a wallet cannot pay for it");
+    }
+    // the official client, offered no wallet quote, signs nothing (it answers the 402 or gives up)
+    const signed = sentSignatures.length;
+    const res = await payingFetch(
+      `${stack.api.url}/web/v1/crawl`,
+      body({ url: `${stack.site.url}/`, limit: 5 }),
+    ).catch(() => undefined);
+    if (res) {
+      assert.equal(res.status, 402);
+      await res.text();
+    }
+    assert.equal(sentSignatures.length, signed);
+    assert.deepEqual(await balances(), start);
+  });
+
+  test("the self-descriptions, OpenAPI and llms.txt say wallets are taken here, and where not", async () => {
+    const scrape = await (await fetch(scrapeUrl())).json();
+    assert.deepEqual(scrape.payment.payWith, ["api_key", "x402"]);
+    assert.deepEqual(scrape.payment.payWithJsonFormat, ["api_key"]);
+    assert.equal(scrape.payment.withoutPayment.paymentRequiredHeader, true);
+    const crawl = await (await fetch(`${stack.api.url}/web/v1/crawl`)).json();
+    assert.deepEqual(crawl.payment.payWith, ["api_key"]);
+    assert.equal(crawl.payment.withoutPayment.paymentRequiredHeader, false);
+    const openapi = await (await fetch(`${stack.api.url}/openapi.json`)).json();
+    assert.ok(openapi.components.securitySchemes.x402);
+    assert.ok(openapi.paths["/web/v1/scrape"].post.responses["402"].headers["PAYMENT-REQUIRED"]);
+    const llms = await (await fetch(`${stack.api.url}/llms.txt`)).text();
+    assert.match(llms, /x402 quote in the PAYMENT-REQUIRED header/);
   });
 
   test("the paid call runs, and exactly the quote moves from payer to payTo", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler, Router } from "express";
 import { identify } from "./billing/identify.ts";
+import { paymentSetup } from "./billing/payment.ts";
 import type { ApiContext } from "./context.ts";
 import { cachedJson } from "./describe.ts";
 import { ApiError, errorHandler, notFound } from "./errors.ts";
@@ -110,15 +111,16 @@ export function createApp(ctx: ApiContext): Express {
     res.setHeader("Content-Type", ctx.metrics.registry.contentType);
     res.send(await ctx.metrics.registry.metrics());
   });
-  router.get("/openapi.json", cachedJson(buildOpenApi()));
-  const llms = buildLlmsTxt();
+  const setup = paymentSetup(ctx);
+  router.get("/openapi.json", cachedJson(buildOpenApi(setup)));
+  const llms = buildLlmsTxt(setup);
   router.get("/llms.txt", (_req, res) => {
     res.setHeader("Cache-Control", "public, max-age=3600");
     res.type("text/plain").send(llms);
   });
   // Search first: GET /web/v1/search/{provider} describes that provider, or 404s an unknown one.
   mountSearch(router, ctx);
-  mountDescriptions(router);
+  mountDescriptions(router, setup);
   mountScrape(router, ctx);
   mountSessions(router, ctx);
   mountMap(router, ctx);

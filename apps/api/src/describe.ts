@@ -1,5 +1,12 @@
 import { createHash } from "node:crypto";
-import { errorBody, INTERFACE_VERSION, type OperationRoute } from "@browserfleet/contracts";
+import {
+  acceptedPayments,
+  errorBody,
+  INTERFACE_VERSION,
+  type OperationRoute,
+  type PaymentSetup,
+  paymentTerms,
+} from "@browserfleet/contracts";
 import { PRICE_RULES, PRICES } from "@browserfleet/pricing";
 import type { RequestHandler } from "express";
 import { z } from "zod";
@@ -7,8 +14,12 @@ import { z } from "zod";
 const jsonSchemaOf = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { io, unrepresentable: "any" });
 
-/** The GET self-description of an operation route, built from its contract. */
-export function describeRoute(route: OperationRoute, path = route.path): Record<string, unknown> {
+/** The GET self-description of an operation route, built from its contract, as this deployment takes payment. */
+export function describeRoute(
+  route: OperationRoute,
+  setup: PaymentSetup,
+  path = route.path,
+): Record<string, unknown> {
   return {
     route: path,
     method: "POST",
@@ -21,13 +32,22 @@ export function describeRoute(route: OperationRoute, path = route.path): Record<
       unitPricesMicros: PRICES,
       note: "micros are millionths of a dollar (USDC atomic units); a 402 challenge carries the exact quote of a call",
     },
-    auth: route.auth,
+    auth: paymentTerms(route, setup),
+    payment: {
+      payWith: acceptedPayments(route.payment === "key", setup),
+      ...(route.jsonFormat ? { payWithJsonFormat: acceptedPayments(true, setup) } : {}),
+      withoutPayment: {
+        status: 402,
+        code: "payment_required",
+        paymentRequiredHeader: setup.wallets && route.payment === "any",
+      },
+    },
     ...(route.limits ? { limits: route.limits } : {}),
     request: { contentType: "application/json", schema: jsonSchemaOf(route.request, "input") },
     ...(route.response ? { response: { schema: jsonSchemaOf(route.response, "output") } } : {}),
     errors: {
       schema: jsonSchemaOf(errorBody, "output"),
-      note: "400 invalid input (details name the field), 401 key missing/invalid/revoked, 402 payment or balance (with the price), 404, 413, 429 (Retry-After, RateLimit headers), 503, 504",
+      note: "400 invalid input (details name the field), 401 key malformed, invalid or revoked, 402 no key or payment (payment_required, with the exact price and payWith), a wallet payment refused or a balance too low (with the price), 404, 413, 429 (Retry-After, RateLimit headers), 503, 504",
     },
     example: { method: "POST", path, body: route.example },
   };

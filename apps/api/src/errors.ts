@@ -16,8 +16,8 @@ export class ApiError extends Error {
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
-    /** Extra members of the error object: the price on a 402, the balance when it is too low. */
-    readonly extra?: Pick<ErrorBody["error"], "price" | "balance">,
+    /** Extra members of the error object: the price and ways to pay on a 402, the balance when it is too low. */
+    readonly extra?: Pick<ErrorBody["error"], "price" | "balance" | "payWith">,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];

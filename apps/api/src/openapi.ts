@@ -8,6 +8,8 @@ import {
   jobStatusResponse,
   OPERATION_ROUTES,
   type OperationRoute,
+  type PaymentSetup,
+  paymentTerms,
   sessionCloseResponse,
   sessionsView,
   transactionsView,
@@ -30,8 +32,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Invalid input: details[] names each field at fault",
-  401: "API key missing, invalid or revoked (or required for this call)",
-  402: "Payment required (x402 quote in PAYMENT-REQUIRED, exact price in error.price) or balance too low",
+  401: "API key malformed, invalid or revoked (or missing where a route needs one: account views, job status)",
+  402: "No key or payment (payment_required: exact price in error.price, ways to pay in error.payWith), a wallet payment refused, or a balance too low",
   404: "Not found, or not yours",
   405: "Method not allowed (Allow header lists the ones that are)",
   410: "The session is gone (session_lost, session_closed)",
@@ -50,18 +52,20 @@ function codesFor(status: number): string[] {
     .map(([c]) => c);
 }
 
-function errors(...statuses: number[]): Record<string, unknown> {
+/** `quoteHeader`: this 402 carries the x402 quote (a route wallets may pay, on a deployment that takes them). */
+function errors(statuses: number[], quoteHeader = false): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of statuses) {
     const codes = codesFor(s);
     out[String(s)] = {
       description: `${STATUS_TEXT[s] ?? "Error"}${codes.length ? ` (codes: ${codes.join(", ")})` : ""}`,
       content: json(ref("ErrorBody")),
-      ...(s === 402
+      ...(s === 402 && quoteHeader
         ? {
             headers: {
               "PAYMENT-REQUIRED": {
-                description: "Base64 JSON x402 v2 payment requirements: the exact quote of this call",
+                description:
+                  "Base64 JSON x402 v2 payment requirements: the exact quote of this call (on payment_required and refused payments)",
                 schema: { type: "string" },
               },
             },
@@ -75,7 +79,7 @@ function errors(...statuses: number[]): Record<string, unknown> {
 
 const PRICED_ERRORS = [400, 401, 402, 413, 429, 500, 502, 503, 504];
 const READ_ERRORS = [401, 404, 429];
-const PAID = [{ bearer: [] }, { x402: [] }, {}];
+const PAID = [{ bearer: [] }, { x402: [] }];
 const KEYED = [{ bearer: [] }];
 
 const describeOp = (route: OperationRoute, name: string): Operation => ({
@@ -104,6 +108,7 @@ const SELF_DESCRIPTION: Schema = {
     price: { type: "string" },
     pricing: { type: "object" },
     auth: { type: "string" },
+    payment: { type: "object" },
     limits: { type: "string" },
     request: { type: "object" },
     response: { type: "object" },
@@ -135,8 +140,8 @@ const idParam = (what: string) => ({
   schema: { type: "string" },
 });
 
-/** The OpenAPI 3.1 document of the whole api, generated from the contracts. */
-export function buildOpenApi(): Record<string, unknown> {
+/** The OpenAPI 3.1 document of the whole api, generated from the contracts, as this deployment takes payment. */
+export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
   const schemas: Record<string, Schema> = {
     ErrorBody: schemaOf(errorBody, "output"),
     SelfDescription: SELF_DESCRIPTION,
@@ -152,14 +157,14 @@ export function buildOpenApi(): Record<string, unknown> {
     if (route.response) schemas[`${name}Response`] = schemaOf(route.response, "output");
     const params = route.path.includes("{provider}") ? [providerParam] : [];
     add(route.path, "get", { ...describeOp(route, name), ...(params.length ? { parameters: params } : {}) });
-    const keyOnly = route.pricing === "batch" || route.pricing === "crawl";
+    const wallets = setup.wallets && route.payment === "any";
     add(route.path, "post", {
       operationId: name.charAt(0).toLowerCase() + name.slice(1),
       summary: route.summary,
-      description: `Price: ${PRICE_RULES[route.pricing]}\n\nAuth: ${route.auth}${route.limits ? `\n\nLimits: ${route.limits}` : ""}`,
+      description: `Price: ${PRICE_RULES[route.pricing]}\n\nAuth: ${paymentTerms(route, setup)}${route.limits ? `\n\nLimits: ${route.limits}` : ""}`,
       tags: ["operations"],
       ...(params.length ? { parameters: params } : {}),
-      security: keyOnly ? KEYED : PAID,
+      security: wallets ? PAID : KEYED,
       requestBody: {
         required: true,
         content: { "application/json": { schema: ref(`${name}Request`), example: route.example } },
@@ -168,17 +173,20 @@ export function buildOpenApi(): Record<string, unknown> {
         "200": {
           description: "Done (a batch or crawl: started; poll its url)",
           ...(route.response ? { content: json(ref(`${name}Response`)) } : {}),
-          headers: {
-            "PAYMENT-RESPONSE": {
-              description: "x402 settlement, when paid by wallet",
-              schema: { type: "string" },
-            },
-          },
+          ...(wallets
+            ? {
+                headers: {
+                  "PAYMENT-RESPONSE": {
+                    description: "x402 settlement, when paid by wallet",
+                    schema: { type: "string" },
+                  },
+                },
+              }
+            : {}),
         },
         ...errors(
-          ...PRICED_ERRORS,
-          ...(route.pricing === "act" ? [404, 410] : []),
-          ...(params.length ? [404] : []),
+          [...PRICED_ERRORS, ...(route.pricing === "act" ? [404, 410] : []), ...(params.length ? [404] : [])],
+          wallets,
         ),
       },
     });
@@ -207,7 +215,7 @@ export function buildOpenApi(): Record<string, unknown> {
       parameters,
       responses: {
         "200": { description: "The job", content: json(ref("JobStatus")) },
-        ...errors(...READ_ERRORS),
+        ...errors(READ_ERRORS),
       },
     });
     add(path, "delete", {
@@ -218,7 +226,7 @@ export function buildOpenApi(): Record<string, unknown> {
       parameters: [parameters[0]],
       responses: {
         "200": { description: "The job after cancelling", content: json(ref("JobStatus")) },
-        ...errors(...READ_ERRORS),
+        ...errors(READ_ERRORS),
       },
     });
   }
@@ -232,7 +240,7 @@ export function buildOpenApi(): Record<string, unknown> {
     parameters: [idParam("The sessionId")],
     responses: {
       "200": { description: "Closed", content: json(ref("SessionClose")) },
-      ...errors(...READ_ERRORS, 410),
+      ...errors([...READ_ERRORS, 410]),
     },
   });
 
@@ -246,7 +254,7 @@ export function buildOpenApi(): Record<string, unknown> {
     requestBody: { required: true, content: json(ref("FeedbackRequest")) },
     responses: {
       "200": { description: "Stored", content: json(ref("FeedbackResponse")) },
-      ...errors(400, 413, 429),
+      ...errors([400, 413, 429]),
     },
   });
 
@@ -276,7 +284,7 @@ export function buildOpenApi(): Record<string, unknown> {
       summary,
       tags: ["account"],
       security: KEYED,
-      responses: { "200": { description: summary, content: json(ref(name)) }, ...errors(401, 429) },
+      responses: { "200": { description: summary, content: json(ref(name)) }, ...errors([401, 429]) },
     });
   }
 
@@ -359,25 +367,31 @@ export function buildOpenApi(): Record<string, unknown> {
           scheme: "bearer",
           description: "An API key (bf_live_…) with a prepaid balance",
         },
-        x402: {
-          type: "apiKey",
-          in: "header",
-          name: "PAYMENT-SIGNATURE",
-          description: "An x402 v2 payment for the exact quote a 402 answer gave (PAYMENT-REQUIRED)",
-        },
+        ...(setup.wallets
+          ? {
+              x402: {
+                type: "apiKey",
+                in: "header",
+                name: "PAYMENT-SIGNATURE",
+                description: "An x402 v2 payment for the exact quote a 402 answer gave (PAYMENT-REQUIRED)",
+              },
+            }
+          : {}),
       },
     },
   };
 }
 
 /** /llms.txt: what an agent needs to start, in plain text, from the same route table and prices. */
-export function buildLlmsTxt(): string {
+export function buildLlmsTxt(setup: PaymentSetup): string {
   const lines = [
     "# Browserfleet",
     "",
     "> Web scraping, crawling and live browser control for software agents, over REST and MCP (POST /mcp, JSON-RPC, protocol 2025-06-18).",
     "",
-    "Auth: `Authorization: Bearer <API key>` with a prepaid balance, or an x402 v2 wallet payment after a 402 quote. Keyless MCP callers get a small free allowance.",
+    setup.wallets
+      ? "Auth: `Authorization: Bearer <API key>` with a prepaid balance, or an x402 v2 wallet payment: a priced POST with neither answers 402 payment_required with the exact price (error.price), error.payWith and the x402 quote in the PAYMENT-REQUIRED header; repeat it with PAYMENT-SIGNATURE. Batch, crawl and the json format take a key only (their 402 has no PAYMENT-REQUIRED header). Keyless MCP callers get a small free allowance."
+      : 'Auth: `Authorization: Bearer <API key>` with a prepaid balance; this deployment takes no wallet payments. A priced POST without a key answers 402 payment_required with the exact price (error.price) and error.payWith ["api_key"], no PAYMENT-REQUIRED header. Keyless MCP callers get a small free allowance.',
     "Every POST takes and returns JSON. Errors are `{ success: false, error: { code, message, details: [{ field, message }] } }`. GET on an operation path describes it (schema, price, example) for free.",
     "The full machine-readable contract: /openapi.json.",
     "",
@@ -387,6 +401,7 @@ export function buildLlmsTxt(): string {
   for (const r of OPERATION_ROUTES) {
     lines.push(`- POST ${r.path}: ${r.summary}`);
     lines.push(`  Price: ${PRICE_RULES[r.pricing]}${r.limits ? ` Limits: ${r.limits}` : ""}`);
+    lines.push(`  Pay: ${paymentTerms(r, setup)}`);
     lines.push(`  Example body: ${JSON.stringify(r.example)}`);
   }
   lines.push(

@@ -24,16 +24,27 @@ function servedRoutes(): string[] {
   return [...out].sort();
 }
 
-describe("OpenAPI document", () => {
-  const doc = buildOpenApi() as {
-    openapi: string;
-    info: { version: string };
-    paths: Record<string, Record<string, unknown>>;
-  };
+type Doc = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, unknown>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
+type Post = {
+  description: string;
+  security: Array<Record<string, unknown>>;
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+};
 
-  test("is a valid OpenAPI 3.1 document with the interface's version", async () => {
-    const result = await new Validator().validate(doc as never);
-    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2)?.slice(0, 3000));
+describe("OpenAPI document", () => {
+  const doc = buildOpenApi({ wallets: false }) as Doc;
+  const withWallets = buildOpenApi({ wallets: true }) as Doc;
+
+  test("is a valid OpenAPI 3.1 document with the interface's version, with and without wallets", async () => {
+    for (const d of [doc, withWallets]) {
+      const result = await new Validator().validate(d as never);
+      assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2)?.slice(0, 3000));
+    }
     const broken = await new Validator().validate({ ...doc, info: { title: "x" } } as never);
     assert.equal(broken.valid, false, "the validator does check (info.version is required)");
     assert.equal(doc.openapi, "3.1.0");
@@ -64,8 +75,39 @@ describe("OpenAPI document", () => {
       );
   });
 
-  test("llms.txt names every operation path", () => {
-    const text = buildLlmsTxt();
+  test("says how an unpaid POST is answered on a deployment without wallets: a 402 with the price, keys only", () => {
+    const post = (path: string) => doc.paths[path]?.post as Post;
+    for (const path of ["/web/v1/scrape", "/web/v1/crawl", "/web/v1/act"]) {
+      assert.deepEqual(post(path).security, [{ bearer: [] }], path);
+      assert.equal(post(path).responses["402"]?.headers, undefined, `${path}: no PAYMENT-REQUIRED`);
+      assert.match(post(path).description, /402 payment_required/, path);
+    }
+    assert.match(post("/web/v1/scrape").description, /takes no wallet payments/);
+    assert.equal(doc.components.securitySchemes.x402, undefined);
+  });
+
+  test("with wallets: the x402 quote on routes wallets may pay, a key-only 402 on batch and crawl", () => {
+    const post = (path: string) => withWallets.paths[path]?.post as Post;
+    for (const path of ["/web/v1/scrape", "/web/v1/session", "/web/v1/act", "/web/v1/map"]) {
+      assert.deepEqual(post(path).security, [{ bearer: [] }, { x402: [] }], path);
+      assert.ok(post(path).responses["402"]?.headers?.["PAYMENT-REQUIRED"], path);
+      assert.match(post(path).description, /PAYMENT-REQUIRED header carries the x402 quote/, path);
+    }
+    assert.match(post("/web/v1/scrape").description, /json format a key is needed even here/);
+    for (const path of ["/web/v1/crawl", "/web/v1/scrape/batch"]) {
+      assert.deepEqual(post(path).security, [{ bearer: [] }], path);
+      assert.equal(post(path).responses["402"]?.headers, undefined, path);
+      assert.match(post(path).description, /not open to wallet payments/, path);
+    }
+  });
+
+  test("llms.txt names every operation path, and how to pay on this deployment", () => {
+    assert.match(
+      buildLlmsTxt({ wallets: false }),
+      /takes no wallet payments. A priced POST without a key answers 402/,
+    );
+    assert.match(buildLlmsTxt({ wallets: true }), /x402 quote in the PAYMENT-REQUIRED header/);
+    const text = buildLlmsTxt({ wallets: false });
     for (const p of [
       "/web/v1/scrape",
       "/web/v1/session",

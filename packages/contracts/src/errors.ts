@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { payWith } from "./payment-terms.ts";
 
 export const errorDetail = z.object({
   field: z.string().describe("Dotted path of the field at fault, empty for the body itself"),
@@ -18,6 +19,12 @@ export const errorBody = z.object({
       .optional()
       .describe("On 402: the exact price of this call (micros = millionths of a dollar = USDC atomic units)"),
     balance: z.object({ usd: z.string(), micros: z.int() }).optional().describe("On insufficient_balance"),
+    payWith: z
+      .array(payWith)
+      .optional()
+      .describe(
+        "On 402 payment_required: the ways this call can be paid here (x402 only where the deployment takes wallet payments and the call is not key-only)",
+      ),
     requestId: z.string().optional(),
   }),
 });

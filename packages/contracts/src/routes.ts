@@ -7,6 +7,7 @@ import {
   mapRequest,
   mapResponse,
 } from "./jobs.ts";
+import type { RoutePayment } from "./payment-terms.ts";
 import { scrapeRequest, scrapeResponse } from "./scrape.ts";
 import { searchRequest, searchResponse } from "./search.ts";
 import { actRequest, actResponse, sessionRequest, sessionResponse } from "./session.ts";
@@ -18,14 +19,14 @@ export interface OperationRoute {
   response?: z.ZodType;
   /** Which pricing rule applies (the rules themselves live in @browserfleet/pricing). */
   pricing: "scrape" | "session" | "act" | "batch" | "map" | "crawl" | "search";
-  auth: string;
+  /** Who may pay: anyone (key or wallet) or a key only; `paymentTerms` words it for a deployment. */
+  payment: RoutePayment;
+  /** The route takes the json format, which needs a key. */
+  jsonFormat?: boolean;
   limits?: string;
   example: Record<string, unknown>;
   available: boolean;
 }
-
-const payAuth =
-  "API key (Authorization: Bearer <key>) charged against a prepaid balance, or an x402 v2 wallet payment after a 402 quote (header PAYMENT-REQUIRED).";
 
 /** The operation routes of the interface: the source of their GET self-descriptions and the OpenAPI document. */
 export const OPERATION_ROUTES: OperationRoute[] = [
@@ -36,7 +37,8 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: scrapeRequest,
     response: scrapeResponse,
     pricing: "scrape",
-    auth: payAuth,
+    payment: "any",
+    jsonFormat: true,
     example: { url: "https://example.com/", formats: ["markdown", "links"] },
     available: true,
   },
@@ -47,7 +49,8 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: sessionRequest,
     response: sessionResponse,
     pricing: "session",
-    auth: payAuth,
+    payment: "any",
+    jsonFormat: true,
     example: { url: "https://example.com/login" },
     available: true,
   },
@@ -58,7 +61,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: actRequest,
     response: actResponse,
     pricing: "act",
-    auth: payAuth,
+    payment: "any",
     limits: "1 to 25 actions per call.",
     example: { sessionId: "s_...", actions: [{ type: { ref: "e5", text: "alice" } }, { press: "Enter" }] },
     available: true,
@@ -70,7 +73,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: batchRequest,
     response: jobStartResponse,
     pricing: "batch",
-    auth: "API key required.",
+    payment: "key",
     limits: "2 to 50 urls.",
     example: { urls: ["https://example.com/a", "https://example.com/b"], formats: ["markdown"] },
     available: true,
@@ -81,7 +84,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: mapRequest,
     response: mapResponse,
     pricing: "map",
-    auth: payAuth,
+    payment: "any",
     limits: "limit default 1000, max 5000.",
     example: { url: "https://example.com/", limit: 100 },
     available: true,
@@ -93,7 +96,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: crawlRequest,
     response: jobStartResponse,
     pricing: "crawl",
-    auth: "API key required.",
+    payment: "key",
     limits: "limit default 25, max 200 pages; maxDepth default 2.",
     example: { url: "https://example.com/", limit: 25, maxDepth: 2 },
     available: true,
@@ -105,7 +108,7 @@ export const OPERATION_ROUTES: OperationRoute[] = [
     request: searchRequest,
     response: searchResponse,
     pricing: "search",
-    auth: payAuth,
+    payment: "any",
     limits: "limit default 10, max 50 (lowered to the provider's maximum, and priced so).",
     example: { query: "headless browser scraping", limit: 10, domains: ["github.com"], since: "2025-01-01" },
     available: true,

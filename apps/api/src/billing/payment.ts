@@ -5,12 +5,21 @@ import {
   releaseWalletPayment,
   settleHold,
 } from "@browserfleet/billing";
+import type { PaymentSetup } from "@browserfleet/contracts";
 import { type Quote, usd } from "@browserfleet/pricing";
 import type { Request, Response } from "express";
 import { type AllowanceRoute, allowanceFor, clientAddress } from "../allowance/index.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { PaymentError, type VerifiedPayment } from "../payments/x402.ts";
+import { HOW_TO_GET_A_KEY, paymentRequired } from "./unpaid.ts";
+
+export { HOW_TO_GET_A_KEY } from "./unpaid.ts";
+
+/** How this deployment takes payment: wallets only when the operator configured one (X402_PAY_TO). */
+export const paymentSetup = (ctx: Pick<ApiContext, "x402">): PaymentSetup => ({
+  wallets: ctx.x402 !== undefined,
+});
 
 /** Who pays for a call. */
 export type Payer =
@@ -72,7 +81,7 @@ export interface PaidCall<T> {
   quote: Quote;
   /** What the wallet's 402 challenge says the call is. */
   description: string;
-  /** Set when this call is not open to wallet payments (spec: crawl, batch, json need a key). */
+  /** Why this call needs a key, when it is not open to wallet payments (spec: crawl, batch, json). */
   keyOnly?: string;
   /** How long the hold may stay open before the reaper refunds it (the call's worst-case duration). */
   holdMs: number;
@@ -113,9 +122,6 @@ function challenge(ctx: ApiContext, caller: Caller, call: PaidCall<unknown>, err
     error.extra,
   );
 }
-
-export const HOW_TO_GET_A_KEY =
-  "Get an API key from the operator of this service (npm run admin -- create-key) and send it as Authorization: Bearer <key>";
 
 /**
  * Run priced work for whoever pays: an account (hold the quote, capture what came out, refund the rest),
@@ -189,32 +195,13 @@ export async function payFor<T>(ctx: ApiContext, caller: Caller, call: PaidCall<
     return done.result;
   }
 
-  if (call.keyOnly) throw new ApiError("key_required", call.keyOnly);
+  // Keyless MCP callers spend the free allowance, whose rules also refuse what needs a key.
   if (caller.allowanceClient !== undefined) return spendAllowance(ctx, caller.allowanceClient, call, usage);
   const signature = caller.paymentSignature;
-  if (!ctx.x402) {
-    throw new ApiError(
-      "key_required",
-      "this deployment takes API keys only: send Authorization: Bearer <API key>",
-      undefined,
-      undefined,
-      { price: price(call.quote.micros) },
-    );
-  }
-  if (typeof signature !== "string") {
-    throw challenge(
-      ctx,
-      caller,
-      call,
-      new ApiError(
-        "payment_required",
-        `this call costs ${usd(call.quote.micros)}: pay with x402 (the quote is in the PAYMENT-REQUIRED header) or send an API key`,
-        undefined,
-        undefined,
-        { price: price(call.quote.micros) },
-      ),
-    );
-  }
+  if (call.keyOnly || !ctx.x402)
+    throw paymentRequired({ priceMicros: call.quote.micros, wallets: !!ctx.x402, keyOnly: call.keyOnly });
+  if (typeof signature !== "string")
+    throw challenge(ctx, caller, call, paymentRequired({ priceMicros: call.quote.micros, wallets: true }));
 
   const quote = {
     amountMicros: call.quote.micros,

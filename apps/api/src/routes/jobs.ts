@@ -13,7 +13,8 @@ import { cancelJob, createJob, findJob, type JobKind, jobView, type NewPage } fr
 import { pageMicros, priceOf, usd } from "@browserfleet/pricing";
 import { normalizeUrl } from "@browserfleet/site";
 import type { Router } from "express";
-import { type Caller, HOW_TO_GET_A_KEY, restCaller } from "../billing/payment.ts";
+import { type Caller, HOW_TO_GET_A_KEY, paymentSetup, restCaller } from "../billing/payment.ts";
+import { paymentRequired } from "../billing/unpaid.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseBody, parseQuery } from "../validate.ts";
@@ -23,12 +24,11 @@ const JOB_ID = /^job_[0-9A-Za-z]{8,64}$/;
 const PATHS: Record<JobKind, string> = { batch: "/web/v1/scrape/batch", crawl: "/web/v1/crawl" };
 const money = (micros: number) => ({ usd: usd(micros), micros });
 
+const needsKey = (kind: JobKind) =>
+  `${kind === "crawl" ? "a crawl" : "a batch scrape"} needs an API key (it is not part of the keyless allowance or wallet payments)`;
+
 function requireKey(caller: Caller, kind: JobKind): { accountId: string } {
-  if (!caller.auth)
-    throw new ApiError(
-      "key_required",
-      `${kind === "crawl" ? "a crawl" : "a batch scrape"} needs an API key (it is not part of the keyless allowance or wallet payments). ${HOW_TO_GET_A_KEY}`,
-    );
+  if (!caller.auth) throw new ApiError("key_required", `${needsKey(kind)}. ${HOW_TO_GET_A_KEY}`);
   return caller.auth;
 }
 
@@ -51,7 +51,6 @@ export async function startJob(
   kind: JobKind,
   req: BatchRequest | CrawlRequest,
 ): Promise<JobStartResponse> {
-  const auth = requireKey(caller, kind);
   checkJsonOptions(req.json);
   if (kind === "batch") {
     for (const [i, url] of (req as BatchRequest).urls.entries()) await precheckUrl(ctx, url, `urls.${i}`);
@@ -64,6 +63,20 @@ export async function startJob(
     kind === "batch"
       ? priceOf({ route: "batch", request: { urls: new Array(distinct).fill(""), formats: req.formats } })
       : priceOf({ route: "crawl", request: req as CrawlRequest });
+  if (!caller.auth) {
+    // Over REST the spec's 402 quote (what a key's balance would hold); over MCP the free allowance
+    // does not cover jobs.
+    if (caller.allowanceClient === undefined)
+      throw paymentRequired({
+        priceMicros: quote.micros,
+        wallets: paymentSetup(ctx).wallets,
+        keyOnly: needsKey(kind),
+      });
+    throw new ApiError("key_required", `${needsKey(kind)}. ${HOW_TO_GET_A_KEY}`, undefined, undefined, {
+      price: money(quote.micros),
+    });
+  }
+  const auth = caller.auth;
   const now = Date.now();
   const deadlineAt = new Date(now + ctx.config.JOB_MAX_MS);
   const hold = await placeHold(ctx.db.db, {

@@ -145,9 +145,7 @@ export async function paidScrape(
       request: req,
       quote,
       description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
-      keyOnly: req.formats.includes("json")
-        ? "the json format needs an API key (send Authorization: Bearer <API key>)"
-        : undefined,
+      keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
       holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
       final: missing.length === 0,
       work: async () => {

@@ -13,7 +13,7 @@ import {
   SearchProviderError,
 } from "@browserfleet/search";
 import type { RequestHandler, Router } from "express";
-import { type Caller, payFor, restCaller } from "../billing/payment.ts";
+import { type Caller, payFor, paymentSetup, restCaller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { cachedJson, describeRoute } from "../describe.ts";
 import { ApiError } from "../errors.ts";
@@ -116,7 +116,7 @@ function describeProviders(ctx: ApiContext): Map<string, RequestHandler> {
     handlers.set(
       provider.name,
       cachedJson({
-        ...describeRoute(SEARCH_ROUTE, path),
+        ...describeRoute(SEARCH_ROUTE, paymentSetup(ctx), path),
         provider: { name: provider.name, about: provider.about, maxResults: provider.maxResults },
         mcpTool: `web_search_${provider.name}`,
       }),

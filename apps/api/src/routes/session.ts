@@ -138,9 +138,7 @@ export async function paidSessionOpen(
       request: req,
       quote: priceOf({ route: "session", request: req }),
       description: `open a browser session on ${req.url ?? "raw html"}`,
-      keyOnly: req.formats.includes("json")
-        ? "the json format needs an API key (send Authorization: Bearer <API key>)"
-        : undefined,
+      keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
       holdMs: cfg.SCRAPE_TIMEOUT_MS + cfg.SESSION_START_WITHIN_MS + 60_000,
       work: async (payer) => {
         const sessionId = newId("ses");
