@@ -30,7 +30,7 @@ export function describeRoute(
     pricing: {
       rule: PRICE_RULES[route.pricing],
       unitPricesMicros: PRICES,
-      note: "micros are millionths of a dollar (USDC atomic units); a 402 challenge carries the exact quote of a call",
+      note: "micros are millionths of a dollar (USDC atomic units); a POST without key or payment answers 402 with the exact price of that call (error.price)",
     },
     auth: paymentTerms(route, setup),
     payment: {
