@@ -85,6 +85,8 @@ export interface PageMeta {
  * was open when the page was saved): a person sees it, so it stays.
  */
 const HIDDEN_BUT_SHOWN_SHARE = 0.5;
+/** When hiding leaves less than this share of the page's text in view, the page is hidden until its scripts run. */
+const HIDDEN_PAGE_LEFT = 0.1;
 /** Below this many visible characters, a page whose <noscript> says more is read from its <noscript>. */
 const NOSCRIPT_FALLBACK_CHARS = 300;
 
@@ -175,11 +177,28 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   const body = root.querySelector("body") ?? root;
   const noscriptChars = () => found.noscripts.reduce((n, el) => n + textChars(el), 0);
   const pageChars = textChars(body) - noscriptChars();
+  // The outermost hidden elements, each with its text measured once.
+  const outermost = new Map<Element, number>();
+  let last: Element | undefined;
+  for (const el of found.hidden) {
+    // Document order: an element inside a hidden one comes right after it.
+    if (last?.contains(el)) continue;
+    outermost.set(el, textChars(el));
+    last = el;
+  }
+  // A page that hides nearly everything shows it by script: its largest hidden part is what a person sees.
+  let shown: Element | undefined;
+  let all = 0;
+  for (const chars of outermost.values()) all += chars;
+  if (pageChars > 0 && pageChars - all < HIDDEN_PAGE_LEFT * pageChars) {
+    let most = 0;
+    for (const [el, chars] of outermost) if (chars > most) [shown, most] = [el, chars];
+  }
   let hiddenChars = 0;
   for (const el of found.hidden) {
     // Gone already with a hidden ancestor.
-    if (!root.contains(el)) continue;
-    const chars = textChars(el);
+    if (el === shown || !root.contains(el)) continue;
+    const chars = outermost.get(el) ?? textChars(el);
     if (pageChars > 0 && chars >= HIDDEN_BUT_SHOWN_SHARE * pageChars) continue;
     hiddenChars += chars;
     el.remove();

@@ -1,6 +1,7 @@
 import { collapseCarousels } from "./carousels.ts";
 import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
 import { removeConsentNotices } from "./extract/consent.ts";
+import { removeDialogs } from "./extract/dialogs.ts";
 import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
 import { type PageType, readHints } from "./extract/page-type.ts";
 
@@ -52,7 +53,7 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
   const root = document.documentElement;
   if (!root) return undefined;
   // Before cleaning: the JSON-LD that says what the page is goes with the scripts.
-  const hints = extract && !opts.pageType ? readHints(document, opts.baseUrl) : undefined;
+  const hints = extract ? readHints(document, opts.baseUrl) : undefined;
   const meta = removeNonContent(root);
   const title = meta.title ?? (collapseSpaces(root.querySelector("h1")?.textContent ?? "") || undefined);
   const body = root.querySelector("body") ?? root;
@@ -65,6 +66,7 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
     if (!opts.includeTags?.length) removeNavigationChrome(body);
     return { root, title, baseHref: meta.baseHref };
   }
+  removeDialogs(body);
   const main = extractMainContent(root, {
     ...(hints ? { hints } : {}),
     ...(opts.pageType ? { pageType: opts.pageType } : {}),

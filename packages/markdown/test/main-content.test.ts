@@ -106,6 +106,74 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(!markdown.includes("Cart"));
   });
 
+  it("keeps a product's description and specs but not its reviews, questions or other products", () => {
+    const reviews = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<div class="review-item"><h4>Review ${i}</h4><p>Reviewer ${i} found the bottle kept ice for a whole day in the car, and the lid never leaked once on the trail.</p></div>`,
+    );
+    const html = `<html><head><script type="application/ld+json">{"@type":"Product","name":"Steel Bottle"}</script></head>
+      <body><div class="pdp">
+        <h1>Steel Bottle 1 l</h1><p>$29.00</p>
+        <div class="details"><h2>Description</h2>
+          <p>A double-walled steel bottle that keeps drinks cold for a day and hot for twelve hours, with a leak-proof lid.</p>
+          <p>Its powder coat resists scratches, and the wide mouth takes ice cubes and a brush for cleaning.</p>
+          <dl><dt>Volume</dt><dd>1 l</dd><dt>Weight</dt><dd>410 g</dd></dl>
+        </div>
+        <section><h2>Customer Reviews (6)</h2>${reviews.join("")}</section>
+        <section><h2>Questions &amp; Answers</h2><p>Does it fit a car cup holder? Only the 500 ml bottle fits a standard cup holder, this one is wider.</p></section>
+        <section><h2>Customers also viewed</h2><p>Steel Bottle 500 ml, Steel Mug, Bamboo Lid and other things people looked at after this one.</p></section>
+      </div></body></html>`;
+    const { markdown, pageType } = main(html, { baseUrl: "https://shop.example/products/steel-bottle" });
+    assert.equal(pageType, "product");
+    assert.ok(markdown.includes("A double-walled steel bottle"));
+    assert.ok(markdown.includes("410 g"));
+    for (const gone of [
+      "Customer Reviews",
+      "kept ice for a whole day",
+      "Questions",
+      "cup holder",
+      "also viewed",
+    ])
+      assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
+  });
+
+  it("leaves out dialogs kept in the markup, even a policy longer than the page", () => {
+    const policy = "We collect the information you give us when you order, and use it to deliver. ".repeat(
+      80,
+    );
+    const html = `<html><body>
+      <main><h1>Wool Runner</h1>
+        <p>A true original: soft merino wool with cushioned support for walking all day, washable in the machine.</p>
+        <p>The sugarcane-based midsole is light and springy, and the laces are made from recycled bottles.</p></main>
+      <div id="modal-privacy-policy" aria-modal="true" class="takeover"><h2>Privacy policy</h2><p>${policy}</p></div>
+      <div role="dialog"><h2>Size guide</h2><p>Measure your foot from the heel to the longest toe, then pick the size above.</p></div>
+    </body></html>`;
+    const { markdown } = main(html);
+    assert.ok(markdown.includes("A true original"));
+    assert.ok(!markdown.includes("We collect the information"));
+    assert.ok(!markdown.includes("Size guide"));
+  });
+
+  it("reads a page its scripts keep hidden until they run, when nearly all of it is hidden", () => {
+    const html = `<html><body>
+      <div class="loader">Loading</div>
+      <div class="product-wrapper" style="display: none"><article>
+        <h1>Toasted Almond Thins</h1>
+        <p>Our family created these crunchy almond crisps for special occasions, a lighter version of grandma's recipe.</p>
+        <p>Baked in small batches from scratch, with no added salt and no preservatives, and they keep for weeks.</p>
+        <div style="display:none">Quick view of another product that stays hidden</div>
+      </article></div>
+      <div style="display: none">Your cart is empty</div>
+    </body></html>`;
+    for (const onlyMainContent of [true, false]) {
+      const { markdown } = htmlToMarkdown(html, { baseUrl, onlyMainContent });
+      assert.ok(markdown.includes("Our family created these crunchy almond crisps"), markdown);
+      assert.ok(!markdown.includes("Quick view"));
+      assert.ok(!markdown.includes("Your cart is empty"));
+    }
+  });
+
   it("falls back to the whole page when nothing credible is there, and says so", () => {
     const html = `<html><body>
       <nav><a href="/a">Home</a> <a href="/b">Products</a> <a href="/c">Contact</a></nav>

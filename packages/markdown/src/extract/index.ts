@@ -8,6 +8,7 @@ import { isBlockTag } from "./blocks.ts";
 import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
+import { removeProductAsides } from "./product-sections.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
 
 export type MainContentStatus = "extracted" | "fallback_whole_page";
@@ -360,7 +361,10 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   // A thread's replies are its content; on a Q&A page the answers are, and the comments under them are not.
   const qa = opts.hints?.schemaTypes.has("qapage") || /\/questions\/\d+/.test(opts.hints?.path ?? "");
   removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood, pageType === "forum" && !qa);
-  if (pageType === "product") removeOtherItems(body, tally(body));
+  if (pageType === "product") {
+    removeProductAsides(body);
+    removeOtherItems(body, tally(body));
+  }
   const tallies = tally(body);
   const grid = grids ? gridContainer(body, tallies) : undefined;
   const leftGood = tallyOf(tallies, body).good;
