@@ -96,7 +96,12 @@ test("killing the worker that holds a session: the next act answers 410 session_
   const lost = await call("POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] });
   assert.equal(lost.status, 410, JSON.stringify(lost.body));
   assert.equal(lost.body.error.code, "session_lost");
-  assert.equal(await balance(), before, "a lost session's act costs nothing");
+  // 3 minutes of $0.004 (the 4 s idle timeout plus an act's 2 minutes), held at open, all given back
+  assert.equal(
+    await balance(),
+    before + 12_000,
+    "a lost session's act costs nothing, nor does its idle tail",
+  );
   const closed = await call("DELETE", `/web/v1/session/${id}`);
   assert.equal(closed.status, 410);
   assert.equal(closed.body.error.code, "session_lost");

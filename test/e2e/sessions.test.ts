@@ -210,6 +210,72 @@ describe("live sessions", () => {
     assert.equal(row.closeReason, "closed by the caller");
   });
 
+  test("a key-paid session holds its idle tail at open; its end charges the minutes after the last act, once", async () => {
+    const start = 1_000_000;
+    const { key } = await stack.newKey(start);
+    const account = async () =>
+      (await (
+        await fetch(`${stack.api.url}/web/v1/account`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as Json;
+    const sessions = async () =>
+      (
+        (await (
+          await fetch(`${stack.api.url}/web/v1/account/sessions`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).json()) as Json
+      ).sessions;
+    const opened = await open({ url: `${stack.site.url}/form` }, key);
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    assert.equal(opened.headers.get("x-charged-usd"), "$0.005");
+    const id = opened.body.sessionId;
+    // 7 minutes of $0.004: the default idle timeout (5 min) plus an act's run (2 min)
+    const TAIL = 28_000;
+    assert.equal((await account()).balance.micros, start - 5_000 - TAIL);
+    assert.deepEqual(
+      (await sessions()).map((r: Json) => [r.minutes, r.charged.micros, r.held.micros]),
+      [[1, 5_000, TAIL]],
+    );
+    // It has been open 2.5 minutes, with no act since it opened: minutes 2 and 3 are its idle tail.
+    await stack.pg.database
+      .sql`update sessions set opened_at = now() - interval '150 seconds' where id = ${id}`;
+    assert.equal((await close(id, key)).status, 200);
+    assert.equal((await close(id, key)).status, 200, "closing again changes nothing");
+    assert.equal((await account()).balance.micros, start - 5_000 - 8_000);
+    const [row] = await sessions();
+    assert.deepEqual(
+      [row.status, row.minutes, row.charged.micros, row.held.micros],
+      ["closed", 3, 13_000, 0],
+    );
+    const ledger = await stack.pg.database.sql<{ kind: string; n: number; total: number }[]>`
+      select kind, count(*)::int as n, sum(amount_micros + held_micros)::int as total from ledger_entries
+      where account_id = (select account_id from sessions where id = ${id}) and kind <> 'topup'
+      group by kind order by kind`;
+    assert.deepEqual(
+      ledger.map((r) => [r.kind, r.n]),
+      [
+        ["capture", 2],
+        ["hold", 2],
+        ["refund", 1],
+      ],
+      "the open's hold captured whole, the tail's captured in part and the rest refunded",
+    );
+  });
+
+  test("a balance that covers the opening but not its idle tail is a 402 before any browser opens", async () => {
+    const { key } = await stack.newKey(5_000 + 27_999);
+    const r = await open({ url: `${stack.site.url}/form` }, key);
+    assert.equal(r.status, 402, JSON.stringify(r.body));
+    assert.equal(r.body.error.code, "insufficient_balance");
+    assert.deepEqual(r.body.error.price, { usd: "$0.033", micros: 33_000 });
+    assert.equal(r.body.error.balance.micros, 32_999);
+    assert.match(r.body.error.message, /after its last act/);
+    const account = await (
+      await fetch(`${stack.api.url}/web/v1/account`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
+    assert.equal((account as Json).balance.micros, 32_999, "nothing was charged");
+  });
+
   test("bad act input is a 400 naming the field", async () => {
     const tooMany = await act({
       sessionId: "ses_x",

@@ -16,7 +16,7 @@ import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
 import { createX402, type X402Payments } from "./payments/x402.ts";
 import { recordEndedSessions } from "./sessions/ended-events.ts";
-import { expireOverdueSessions } from "./sessions/store.ts";
+import { chargeEndedTails, expireOverdueSessions } from "./sessions/store.ts";
 import { WorkerDirectory } from "./worker-directory.ts";
 
 export interface RunningApi {
@@ -88,7 +88,9 @@ export async function startApi(
   const reaper = setInterval(() => {
     reapExpiredHolds(database.db).catch(() => {});
     releaseStaleWalletClaims(database.db, config.X402_MAX_TIMEOUT_SECONDS * 2000).catch(() => {});
-    expireOverdueSessions(database.db, 60_000).catch(() => {});
+    expireOverdueSessions(database.db, 60_000)
+      .then(() => chargeEndedTails(database.db))
+      .catch(() => {});
     // Day counters of the free allowance no longer matter once their UTC day is over.
     ctx.allowance.sweep().catch(() => {});
   }, REAP_EVERY_MS);

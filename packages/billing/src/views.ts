@@ -1,7 +1,7 @@
 import { type Db, schema } from "@browserfleet/db";
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 
-const { ledgerEntries, usage, sessions } = schema;
+const { holds, ledgerEntries, usage, sessions } = schema;
 
 /** Calls and spend per route and UTC day, newest day first. */
 export async function usageByDay(db: Db, accountId: string, days: number) {
@@ -48,8 +48,16 @@ export async function accountSessions(
 ) {
   const b = opts.before;
   const rows = await db
-    .select()
+    .select({
+      session: sessions,
+      // What is still held for the idle tail: nothing once its hold is closed.
+      heldMicros:
+        sql<number>`coalesce(case when ${holds.status} = 'open' then ${holds.amountMicros} - ${holds.capturedMicros} - ${holds.refundedMicros} end, 0)`.mapWith(
+          Number,
+        ),
+    })
     .from(sessions)
+    .leftJoin(holds, eq(holds.id, sessions.tailHoldId))
     .where(
       and(
         eq(sessions.accountId, accountId),
@@ -60,7 +68,7 @@ export async function accountSessions(
     )
     .orderBy(desc(sessions.openedAt), desc(sessions.id))
     .limit(opts.limit + 1);
-  const page = rows.slice(0, opts.limit);
+  const page = rows.slice(0, opts.limit).map((r) => ({ ...r.session, heldMicros: r.heldMicros }));
   const last = page.at(-1);
   return {
     sessions: page,

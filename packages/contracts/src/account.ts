@@ -54,7 +54,13 @@ export const sessionsView = z.object({
       closedAt: z.string().nullable(),
       closeReason: z.string().nullable(),
       actions: z.int(),
-      charged: money,
+      minutes: z.int().describe("Started minutes billed so far, the first (in the opening price) included"),
+      charged: money.describe(
+        "What the session cost: opening, actions and minutes; once ended, also the minutes after its last act",
+      ),
+      held: money.describe(
+        "While open: what is held for the minutes it may stay open after its last act, charged or given back when it ends",
+      ),
     }),
   ),
   next: z.string().nullable(),

@@ -203,6 +203,8 @@ export const sessions = pgTable(
     actions: integer("actions").notNull().default(0),
     /** When the worker closes it unless it is used again (idle timeout, capped by the maximum lifetime). */
     expiresAt: at("expires_at"),
+    /** A key-paid session's hold for the minutes after its last act, captured when it ends. */
+    tailHoldId: text("tail_hold_id"),
   },
   (t) => [
     index("sessions_account_time").on(t.accountId, t.openedAt, t.id),

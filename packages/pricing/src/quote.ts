@@ -62,6 +62,20 @@ export function pageLines(formats: readonly Format[], cached: readonly Format[] 
 export const pageMicros = (formats: readonly Format[]): number =>
   formats.reduce((s, f) => s + formatPrice(f), 0);
 
+/**
+ * The most minutes a session can run past its last billing point (its open, or an act's start) before it
+ * ends by itself: the act's own run plus the idle timeout, never past the maximum lifetime. What a key's
+ * hold for the idle tail covers.
+ */
+export function sessionTailMinutes(s: {
+  idleMs: number;
+  actBudgetMs: number;
+  maxLifetimeMs: number;
+}): number {
+  const tail = Math.ceil((s.idleMs + s.actBudgetMs) / 60_000);
+  return Math.max(0, Math.min(tail, Math.ceil(s.maxLifetimeMs / 60_000) - 1));
+}
+
 /** Minutes of a session to bill now: every started minute past the first that is not billed yet. */
 export function sessionMinutesDue(openedAt: Date, billedMinutes: number, now: Date): number {
   const startedMinutes = Math.max(1, Math.ceil((now.getTime() - openedAt.getTime()) / 60_000));

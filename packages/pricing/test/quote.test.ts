@@ -8,7 +8,7 @@ import {
   searchRequest,
   sessionRequest,
 } from "@browserfleet/contracts";
-import { priceOf, sessionMinutesDue, usd } from "../src/index.ts";
+import { priceOf, sessionMinutesDue, sessionTailMinutes, usd } from "../src/index.ts";
 
 const scrape = (body: unknown) => scrapeRequest.parse(body);
 
@@ -60,6 +60,14 @@ test("session minutes: the first minute is free, each started minute after it is
   assert.equal(sessionMinutesDue(opened, 1, at(61)), 1);
   assert.equal(sessionMinutesDue(opened, 2, at(119)), 0);
   assert.equal(sessionMinutesDue(opened, 2, at(200)), 2);
+});
+
+test("a session's idle tail: the act's run plus the idle timeout, in started minutes, within the lifetime", () => {
+  assert.equal(sessionTailMinutes({ idleMs: 300_000, actBudgetMs: 120_000, maxLifetimeMs: 3_600_000 }), 7);
+  assert.equal(sessionTailMinutes({ idleMs: 4_000, actBudgetMs: 120_000, maxLifetimeMs: 3_600_000 }), 3);
+  // a session can never run past its lifetime, whose first minute is in the opening price
+  assert.equal(sessionTailMinutes({ idleMs: 300_000, actBudgetMs: 120_000, maxLifetimeMs: 180_000 }), 2);
+  assert.equal(sessionTailMinutes({ idleMs: 1_000, actBudgetMs: 1_000, maxLifetimeMs: 60_000 }), 0);
 });
 
 test("map and search scale with their limits from the spec's floors", () => {

@@ -113,7 +113,9 @@ export function mountAccount(router: Router, ctx: ApiContext): void {
         closedAt: s.closedAt?.toISOString() ?? null,
         closeReason: s.closeReason,
         actions: s.actions,
+        minutes: s.billedMinutes,
         charged: money(s.chargedMicros),
+        held: money(s.heldMicros),
       })),
       next: page.next ? `${page.next.openedAt.toISOString()}~${page.next.id}` : null,
     });

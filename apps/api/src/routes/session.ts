@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { newId } from "@browserfleet/billing";
+import { newId, placeHold, settleHold } from "@browserfleet/billing";
 import {
   decodeJson,
   encodeJson,
@@ -27,7 +27,7 @@ import {
   sessionRequest,
   type TaskError,
 } from "@browserfleet/contracts";
-import { PRICES, priceOf, sessionMinutesDue } from "@browserfleet/pricing";
+import { PRICES, priceOf, sessionMinutesDue, sessionTailMinutes, usd } from "@browserfleet/pricing";
 import type { Router } from "express";
 import type { z } from "zod";
 import { type Caller, type Payer, payFor, restCaller } from "../billing/payment.ts";
@@ -41,6 +41,7 @@ import {
   recordAct,
   type SessionOwner,
   type SessionRow,
+  unclaimMinutes,
 } from "../sessions/store.ts";
 import { parseBody } from "../validate.ts";
 import { precheckUrl } from "./scrape.ts";
@@ -131,59 +132,28 @@ export async function paidSessionOpen(
     });
   if ((await ctx.workers.freeSlots()) === 0) throw noCapacity();
   const cfg = ctx.config;
+  const quote = priceOf({ route: "session", request: req });
   let opened: { id: string } | undefined;
   try {
     const result = await payFor(ctx, caller, {
       route: "session",
       request: req,
-      quote: priceOf({ route: "session", request: req }),
+      quote,
       description: `open a browser session on ${req.url ?? "raw html"}`,
       keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
       holdMs: cfg.SCRAPE_TIMEOUT_MS + cfg.SESSION_START_WITHIN_MS + 60_000,
       work: async (payer) => {
         const sessionId = newId("ses");
-        const startWithin = cfg.SESSION_START_WITHIN_MS;
-        const budget = Math.min(cfg.SCRAPE_TIMEOUT_MS, (req.wait?.timeout ?? 30_000) + RENDER_ALLOWANCE_MS);
-        const task: SessionOpenTask = {
-          kind: "session_open",
-          taskId: randomUUID(),
-          requestId: caller.requestId,
-          // A little before the api gives up, so a worker never starts a session nobody waits for.
-          deadline: Date.now() + Math.max(100, startWithin - 300),
-          sessionId,
-          request: req,
-          idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
-          maxMs: cfg.SESSION_MAX_LIFETIME_MS,
-        };
-        let reply: SessionOpenReply;
+        const tail =
+          payer.kind === "account"
+            ? await holdTail(ctx, payer.accountId, caller.requestId, quote.micros)
+            : undefined;
         try {
-          reply = await runTask<SessionOpenReply, SessionOpenTask>(ctx.nc, task, startWithin + budget, {
-            startWithinMs: startWithin,
-          });
+          return await openOnWorker(sessionId, payer, tail);
         } catch (err) {
-          if (err instanceof TaskNotStartedError || err instanceof QueueFullError) throw noCapacity();
-          if (err instanceof TaskTimeoutError)
-            throw new ApiError("timeout", `the session did not open within ${budget} ms`);
-          throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`);
+          if (tail) await settleHold(ctx.db.db, tail, 0, "the session did not open");
+          throw err;
         }
-        if (!reply.ok) throw taskFailed(reply.error);
-        opened = { id: sessionId };
-        const out = reply.result;
-        const cameOut = req.formats.filter((f) => f in out.data);
-        const charge = priceOf({
-          route: "session",
-          request: { formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1) },
-        }).micros;
-        await insertSession(ctx.db.db, {
-          id: sessionId,
-          owner: ownerOf(payer),
-          workerId: reply.workerId,
-          url: req.url ?? null,
-          openedAt: new Date(Date.now() - out.metadata.ms),
-          expiresAt: new Date(out.metadata.expiresAt),
-          chargedMicros: charge,
-        });
-        return { result: out, chargeMicros: charge };
       },
     });
     result.metadata.ms = Math.round(performance.now() - started);
@@ -193,6 +163,91 @@ export async function paidSessionOpen(
     if (opened) await closeOnWorker(ctx, opened.id).catch(() => {});
     throw err;
   }
+
+  async function openOnWorker(sessionId: string, payer: Payer, tailHoldId: string | undefined) {
+    const startWithin = cfg.SESSION_START_WITHIN_MS;
+    const budget = Math.min(cfg.SCRAPE_TIMEOUT_MS, (req.wait?.timeout ?? 30_000) + RENDER_ALLOWANCE_MS);
+    const task: SessionOpenTask = {
+      kind: "session_open",
+      taskId: randomUUID(),
+      requestId: caller.requestId,
+      // A little before the api gives up, so a worker never starts a session nobody waits for.
+      deadline: Date.now() + Math.max(100, startWithin - 300),
+      sessionId,
+      request: req,
+      idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
+      maxMs: cfg.SESSION_MAX_LIFETIME_MS,
+    };
+    let reply: SessionOpenReply;
+    try {
+      reply = await runTask<SessionOpenReply, SessionOpenTask>(ctx.nc, task, startWithin + budget, {
+        startWithinMs: startWithin,
+      });
+    } catch (err) {
+      if (err instanceof TaskNotStartedError || err instanceof QueueFullError) throw noCapacity();
+      if (err instanceof TaskTimeoutError)
+        throw new ApiError("timeout", `the session did not open within ${budget} ms`);
+      throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`);
+    }
+    if (!reply.ok) throw taskFailed(reply.error);
+    opened = { id: sessionId };
+    const out = reply.result;
+    const cameOut = req.formats.filter((f) => f in out.data);
+    const charge = priceOf({
+      route: "session",
+      request: { formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1) },
+    }).micros;
+    await insertSession(ctx.db.db, {
+      id: sessionId,
+      owner: ownerOf(payer),
+      workerId: reply.workerId,
+      url: req.url ?? null,
+      openedAt: new Date(Date.now() - out.metadata.ms),
+      expiresAt: new Date(out.metadata.expiresAt),
+      chargedMicros: charge,
+      tailHoldId,
+    });
+    return { result: out, chargeMicros: charge };
+  }
+}
+
+/**
+ * A key-paid session holds what its idle tail can cost (the minutes after its last act, charged when it
+ * ends), so the balance is sure to cover them. 402 when it does not.
+ */
+async function holdTail(
+  ctx: ApiContext,
+  accountId: string,
+  requestId: string,
+  openMicros: number,
+): Promise<string> {
+  const cfg = ctx.config;
+  const micros =
+    sessionTailMinutes({
+      idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
+      actBudgetMs: cfg.ACT_TIMEOUT_MS,
+      maxLifetimeMs: cfg.SESSION_MAX_LIFETIME_MS,
+    }) * PRICES.sessionMinute;
+  const hold = await placeHold(ctx.db.db, {
+    accountId,
+    micros,
+    route: "session",
+    requestId,
+    // Outlives the session: it is closed when the session ends; the reaper only steps in if that never happens.
+    ttlMs: cfg.SESSION_MAX_LIFETIME_MS + 15 * 60_000,
+  });
+  if (!hold.ok)
+    throw new ApiError(
+      "insufficient_balance",
+      `opening this session costs ${usd(openMicros)} and also holds ${usd(micros)} for the minutes it may stay open after its last act (what is not used goes back when it ends); the balance is ${usd(hold.balanceMicros + openMicros)}; top up to continue`,
+      undefined,
+      undefined,
+      {
+        price: { usd: usd(openMicros + micros), micros: openMicros + micros },
+        balance: { usd: usd(hold.balanceMicros + openMicros), micros: hold.balanceMicros + openMicros },
+      },
+    );
+  return hold.holdId;
 }
 
 async function closeOnWorker(ctx: ApiContext, id: string): Promise<SessionCloseReply | undefined> {
@@ -204,6 +259,9 @@ async function closeOnWorker(ctx: ApiContext, id: string): Promise<SessionCloseR
     throw err;
   }
 }
+
+/** Thrown by an act that finds no browser behind its session. */
+const SESSION_GONE = new Error("the session's browser is gone");
 
 /** Act on a live session: run the actions on the worker that holds it, charge what ran. */
 export async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promise<ActResponse> {
@@ -227,40 +285,53 @@ export async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller):
         (await claimMinutes(ctx.db.db, row.id, row.billedMinutes, row.billedMinutes + minutesDue))
           ? minutesDue
           : 0;
-      const message: SessionActMessage = {
-        requestId: caller.requestId,
-        actions: req.actions,
-        formats: req.formats,
-        budgetMs: budget,
-      };
-      let reply: SessionActReply;
       try {
-        const msg = await ctx.nc.request(sessionSubject(row.id, "act"), encodeJson(message), {
-          timeout: budget + 15_000,
-        });
-        reply = decodeJson<SessionActReply>(msg.data);
+        return await actOnWorker(minutes);
       } catch (err) {
-        if (isNoResponders(err)) throw ended(await markGone(ctx, row));
-        if (/timeout/i.test(String((err as Error).message)))
-          throw new ApiError("timeout", `the session's browser did not answer within ${budget + 15_000} ms`);
-        throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
+        // The minutes were not charged: the next act or the session's end bills them (so give them back
+        // before a gone session's end is recorded).
+        if (minutes > 0)
+          await unclaimMinutes(ctx.db.db, row.id, row.billedMinutes, row.billedMinutes + minutes);
+        if (err === SESSION_GONE) throw ended(await markGone(ctx, row));
+        throw err;
       }
-      if (!reply.ok) {
-        if (reply.error.code === "session_lost") throw ended(await markGone(ctx, row));
-        throw taskFailed(reply.error);
-      }
-      const ran = reply.result.actions.filter((a) => a.status === "ok").length;
-      const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
-      await recordAct(ctx.db.db, row.id, {
-        actions: ran,
-        chargedMicros: charge,
-        expiresAt: new Date(reply.result.metadata.expiresAt),
-      });
-      return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran };
     },
   });
   result.metadata.ms = Math.round(performance.now() - started);
   return result;
+
+  async function actOnWorker(minutes: number) {
+    const message: SessionActMessage = {
+      requestId: caller.requestId,
+      actions: req.actions,
+      formats: req.formats,
+      budgetMs: budget,
+    };
+    let reply: SessionActReply;
+    try {
+      const msg = await ctx.nc.request(sessionSubject(row.id, "act"), encodeJson(message), {
+        timeout: budget + 15_000,
+      });
+      reply = decodeJson<SessionActReply>(msg.data);
+    } catch (err) {
+      if (isNoResponders(err)) throw SESSION_GONE;
+      if (/timeout/i.test(String((err as Error).message)))
+        throw new ApiError("timeout", `the session's browser did not answer within ${budget + 15_000} ms`);
+      throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
+    }
+    if (!reply.ok) {
+      if (reply.error.code === "session_lost") throw SESSION_GONE;
+      throw taskFailed(reply.error);
+    }
+    const ran = reply.result.actions.filter((a) => a.status === "ok").length;
+    const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
+    await recordAct(ctx.db.db, row.id, {
+      actions: ran,
+      chargedMicros: charge,
+      expiresAt: new Date(reply.result.metadata.expiresAt),
+    });
+    return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran };
+  }
 }
 
 /**

@@ -1,6 +1,9 @@
+import { captureFromHoldIn, closeHoldIn } from "@browserfleet/billing";
 import type { SessionEnded } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
+import { PRICES, sessionMinutesDue } from "@browserfleet/pricing";
 import { and, eq, lt, sql } from "drizzle-orm";
+import { billedUntil } from "./tail-rules.ts";
 
 const { sessions } = schema;
 
@@ -20,6 +23,8 @@ export async function insertSession(
     openedAt: Date;
     expiresAt: Date;
     chargedMicros: number;
+    /** A key-paid session's hold for its idle tail. */
+    tailHoldId?: string;
   },
 ): Promise<void> {
   await db.insert(sessions).values({
@@ -34,6 +39,7 @@ export async function insertSession(
     lastActiveAt: s.openedAt,
     expiresAt: s.expiresAt,
     chargedMicros: s.chargedMicros,
+    tailHoldId: s.tailHoldId ?? null,
   });
 }
 
@@ -53,6 +59,39 @@ export async function claimMinutes(db: Db, id: string, from: number, to: number)
     .where(and(eq(sessions.id, id), eq(sessions.billedMinutes, from)))
     .returning({ id: sessions.id });
   return rows.length === 1;
+}
+
+/** Give back minutes an act claimed but did not charge (it failed): the next act or the session's end bills them. */
+export async function unclaimMinutes(db: Db, id: string, from: number, to: number): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ billedMinutes: from })
+    .where(and(eq(sessions.id, id), eq(sessions.billedMinutes, to)));
+}
+
+/**
+ * Charge an ended key-paid session the minutes after its last billing point from its tail hold, and give
+ * back the rest of the hold. Once: the hold is forgotten in the same transaction.
+ */
+export async function chargeSessionTail(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(sessions).where(eq(sessions.id, id)).for("update");
+    if (!row || row.status === "open" || !row.tailHoldId) return row;
+    const minutes = sessionMinutesDue(row.openedAt, row.billedMinutes, billedUntil(row));
+    const taken =
+      minutes > 0 ? await captureFromHoldIn(tx, row.tailHoldId, minutes * PRICES.sessionMinute) : 0;
+    await closeHoldIn(tx, row.tailHoldId, "the session ended; its unused idle minutes go back");
+    const [after] = await tx
+      .update(sessions)
+      .set({
+        billedMinutes: row.billedMinutes + minutes,
+        chargedMicros: row.chargedMicros + taken,
+        tailHoldId: null,
+      })
+      .where(eq(sessions.id, id))
+      .returning();
+    return after;
+  });
 }
 
 export async function recordAct(
@@ -97,9 +136,23 @@ export async function endSession(
     .set({ status: r.status, closeReason: r.text, closedAt: at })
     .where(and(eq(sessions.id, id), eq(sessions.status, "open")))
     .returning();
-  if (changed) return { row: changed, changed: true };
-  const row = await findSession(db, id);
+  // Charged here whoever ended it, so an answer given after the end shows the charge (another replica
+  // may be charging it right now: this waits for it). One that fails now is charged by chargeEndedTails.
+  const charged = await chargeSessionTail(db, id).catch(() => undefined);
+  if (changed) return { row: charged ?? changed, changed: true };
+  const row = charged ?? (await findSession(db, id));
   return row && { row, changed: false };
+}
+
+/** Ended sessions whose idle tail is not charged yet (their end was recorded, the charge failed). */
+export async function chargeEndedTails(db: Db): Promise<number> {
+  const rows = await db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(sql`${sessions.status} <> 'open'`, sql`${sessions.tailHoldId} is not null`))
+    .limit(100);
+  for (const { id } of rows) await chargeSessionTail(db, id);
+  return rows.length;
 }
 
 /** Sessions still marked open well after their expiry (their end event was missed) are expired. */
@@ -109,5 +162,6 @@ export async function expireOverdueSessions(db: Db, graceMs: number): Promise<nu
     .set({ status: "expired", closeReason: "expired", closedAt: sql`${sessions.expiresAt}` })
     .where(and(eq(sessions.status, "open"), lt(sessions.expiresAt, new Date(Date.now() - graceMs))))
     .returning({ id: sessions.id });
+  for (const { id } of rows) await chargeSessionTail(db, id);
   return rows.length;
 }

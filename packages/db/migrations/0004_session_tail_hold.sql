@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "tail_hold_id" text;
