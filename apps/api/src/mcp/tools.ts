@@ -12,6 +12,7 @@ import {
 import { PRICE_RULES } from "@browserfleet/pricing";
 import type { Request } from "express";
 import { z } from "zod";
+import { ALLOWANCE } from "../allowance/index.ts";
 import { mcpCaller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -89,8 +90,7 @@ export const TOOLS: Tool[] = [
     title: "Scrape a web page",
     hints: READS_WEB,
     route: "POST /web/v1/scrape",
-    description:
-      "Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). $0.001 per format; keyless callers get a small free daily allowance.",
+    description: `Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). $0.001 per format; keyless callers get ${ALLOWANCE.scrape.perDay} free a day, at most ${ALLOWANCE.scrape.perSitePerDay} distinct pages of a site, without screenshot, pdf or json.`,
     input: scrapeRequest,
     run: (ctx, req, args: z.infer<typeof scrapeRequest>) =>
       paidScrape(ctx, args, mcpCaller(ctx, req, "web_scrape")),
@@ -100,8 +100,7 @@ export const TOOLS: Tool[] = [
     title: "Open a live browser session",
     hints: STARTS,
     route: "POST /web/v1/session",
-    description:
-      "Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). $0.005 including the first minute; close it with web_session_close when done.",
+    description: `Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). $0.005 including the first minute; close it with web_session_close when done. Keyless callers get ${ALLOWANCE.session.ever} free session, without screenshot, pdf or json.`,
     input: sessionRequest,
     run: (ctx, req, args: z.infer<typeof sessionRequest>) =>
       paidSessionOpen(ctx, args, mcpCaller(ctx, req, "web_session_open")),
@@ -111,8 +110,7 @@ export const TOOLS: Tool[] = [
     title: "Act in a browser session",
     hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     route: "POST /web/v1/act",
-    description:
-      "Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. $0.0005 per action that ran, plus $0.004 per minute open past the first.",
+    description: `Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. $0.0005 per action that ran, plus $0.004 per minute open past the first. Keyless callers get ${ALLOWANCE.act.ever} free actions in all.`,
     input: actRequest,
     run: (ctx, req, args: z.infer<typeof actRequest>) => paidAct(ctx, args, mcpCaller(ctx, req, "web_act")),
   },
