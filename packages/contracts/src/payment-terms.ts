@@ -34,7 +34,7 @@ export function paymentTerms(
     return `Needs ${KEY}; not open to wallet payments or the keyless allowance. A POST without a key answers ${QUOTE} (["api_key"]; the price is the most the job can cost, which a key's balance holds), with no PAYMENT-REQUIRED header.`;
   const parts = setup.wallets
     ? [
-        `Pay with ${KEY} or an x402 v2 wallet payment. A POST with neither answers ${QUOTE} (["api_key", "x402"]), and the PAYMENT-REQUIRED header carries the x402 quote (scheme exact, network eip155:8453, USDC); repeat the call with PAYMENT-SIGNATURE to pay it.`,
+        `Pay with ${KEY} or an x402 v2 wallet payment. A POST with neither answers ${QUOTE} (["api_key", "x402"]), and the PAYMENT-REQUIRED header carries the x402 quote (scheme exact, network eip155:8453, USDC); repeat the call with PAYMENT-SIGNATURE to pay it. A wallet payment (scheme exact) is the whole quote: it is settled in full once anything came out, even when some formats failed or some actions did not run (a key pays only for what came out), and not at all when nothing did.`,
       ]
     : [
         `Pay with ${KEY}: this deployment takes no wallet payments (no x402 wallet is configured). A POST without a key answers ${QUOTE} (["api_key"]), with no PAYMENT-REQUIRED header.`,
