@@ -52,7 +52,7 @@ export function cacheKeyFor(req: ScrapeRequest, format: Format, scope?: string):
     url,
     format,
     common: commonOptions(req),
-    options: formatOptions(req, format),
+    options: FORMAT_OPTIONS[format](req),
     ...(scope !== undefined && scope !== "" ? { scope } : {}),
   };
   return createHash("sha256").update(canonicalJson(material)).digest("hex");
@@ -79,54 +79,48 @@ function commonOptions(req: ScrapeRequest): unknown {
   };
 }
 
-/** Options that change only this format's output. */
-function formatOptions(req: ScrapeRequest, format: Format): unknown {
-  switch (format) {
-    case "screenshot": {
-      const s = withDefaults(screenshotOptions, req.screenshot) as z.infer<typeof screenshotOptions>;
-      return {
-        ...s,
-        // quality only applies to JPEG.
-        quality: s.type === "jpeg" ? (s.quality ?? null) : null,
-        selector: s.selector ?? null,
-        viewport: s.viewport ?? null,
-        binaryAs: req.binaryAs ?? "base64",
-        overlays: req.overlays ?? "dismiss",
-      };
-    }
-    case "pdf":
-      return {
-        ...(withDefaults(pdfOptions, req.pdf) as object),
-        binaryAs: req.binaryAs ?? "base64",
-        overlays: req.overlays ?? "dismiss",
-      };
-    case "html":
-      return { htmlMode: req.htmlMode ?? "rendered" };
-    case "links":
-      return withDefaults(linksOptions, req.links);
-    case "controls":
-      return {
-        ...(withDefaults(controlsOptions, req.controls) as object),
-        overlays: req.overlays ?? "dismiss",
-      };
-    case "elements":
-      // Order matters: the output follows the selectors' order.
-      return { selectors: req.selectors ?? [] };
-    case "json":
-      return { prompt: req.json?.prompt ?? null, schema: req.json?.schema ?? null };
-    case "markdown":
-      return {
-        // Only markdown comes out of a document (PDF, Word, ...); turning conversion off changes it.
-        documents: req.documents?.enabled ?? true,
-        onlyMainContent: req.onlyMainContent ?? false,
-        // Both act as sets: the output follows page order, not the selectors' order.
-        includeTags: sortedUnique(req.includeTags),
-        excludeTags: sortedUnique(req.excludeTags),
-      };
-    default:
-      return {};
-  }
-}
+/**
+ * Options that change only one format's output, per format. A format missing here does not compile, so
+ * a new format cannot leave its options out of the key.
+ */
+const FORMAT_OPTIONS: { readonly [F in Format]: (req: ScrapeRequest) => unknown } = {
+  screenshot: (req) => {
+    const s = withDefaults(screenshotOptions, req.screenshot) as z.infer<typeof screenshotOptions>;
+    return {
+      ...s,
+      // quality only applies to JPEG.
+      quality: s.type === "jpeg" ? (s.quality ?? null) : null,
+      selector: s.selector ?? null,
+      viewport: s.viewport ?? null,
+      binaryAs: req.binaryAs ?? "base64",
+      overlays: req.overlays ?? "dismiss",
+    };
+  },
+  pdf: (req) => ({
+    ...(withDefaults(pdfOptions, req.pdf) as object),
+    binaryAs: req.binaryAs ?? "base64",
+    overlays: req.overlays ?? "dismiss",
+  }),
+  html: (req) => ({ htmlMode: req.htmlMode ?? "rendered" }),
+  links: (req) => withDefaults(linksOptions, req.links),
+  controls: (req) => ({
+    ...(withDefaults(controlsOptions, req.controls) as object),
+    overlays: req.overlays ?? "dismiss",
+  }),
+  // Order matters: the output follows the selectors' order.
+  elements: (req) => ({ selectors: req.selectors ?? [] }),
+  json: (req) => ({ prompt: req.json?.prompt ?? null, schema: req.json?.schema ?? null }),
+  markdown: (req) => ({
+    // Only markdown comes out of a document (PDF, Word, ...); turning conversion off changes it.
+    documents: req.documents?.enabled ?? true,
+    onlyMainContent: req.onlyMainContent ?? false,
+    // Both act as sets: the output follows page order, not the selectors' order.
+    includeTags: sortedUnique(req.includeTags),
+    excludeTags: sortedUnique(req.excludeTags),
+  }),
+  // The snapshot has no options of its own.
+  accessibility: () => ({}),
+};
 
 /** The option object with the contract's defaults filled in, so `{}` and the explicit defaults share a key. */
 function withDefaults(schema: z.ZodType, value: unknown): unknown {

@@ -53,6 +53,52 @@ describe("cache keys", () => {
     assert.deepEqual(changed(ALL, { ...ALL, documents: { enabled: false } }), ["markdown"]);
   });
 
+  it("every option of a format reaches that format's key", () => {
+    // Per format, requests that differ from ALL in one of its options only (keyed by Format, so a new
+    // format has to say which of its options change its output).
+    const variants: { readonly [F in Format]: ScrapeRequestInput[] } = {
+      markdown: [
+        { ...ALL, onlyMainContent: true },
+        { ...ALL, includeTags: ["main"] },
+        { ...ALL, excludeTags: ["nav"] },
+        { ...ALL, documents: { enabled: false } },
+      ],
+      html: [{ ...ALL, htmlMode: "document" }],
+      links: [
+        { ...ALL, links: { visibleOnly: true } },
+        { ...ALL, links: { excludeExternal: true } },
+      ],
+      screenshot: [
+        { ...ALL, screenshot: { fullPage: true } },
+        { ...ALL, screenshot: { type: "jpeg" } },
+        { ...ALL, screenshot: { omitBackground: true } },
+        { ...ALL, screenshot: { selector: "#hero" } },
+        { ...ALL, screenshot: { viewport: { height: 400 } } },
+        { ...ALL, overlays: "keep" },
+      ],
+      pdf: [
+        { ...ALL, pdf: { format: "Letter" } },
+        { ...ALL, pdf: { landscape: true } },
+        { ...ALL, pdf: { printBackground: false } },
+        { ...ALL, pdf: { scale: 0.5 } },
+        { ...ALL, overlays: "keep" },
+      ],
+      elements: [{ ...ALL, selectors: ["h1", "h2"] }],
+      json: [
+        { ...ALL, json: { prompt: "price" } },
+        { ...ALL, json: { prompt: "title", schema: { type: "object" } } },
+      ],
+      accessibility: [],
+      controls: [
+        { ...ALL, controls: { visibleOnly: false } },
+        { ...ALL, controls: { limit: 5 } },
+        { ...ALL, overlays: "keep" },
+      ],
+    };
+    for (const f of FORMATS)
+      for (const v of variants[f]) assert.ok(changed(ALL, v).includes(f), `${f}: ${JSON.stringify(v)}`);
+  });
+
   it("a common option changes the key of every format", () => {
     const all = [...FORMATS];
     assert.deepEqual(changed(ALL, { ...ALL, viewport: { width: 800 } }), all);
