@@ -196,6 +196,25 @@ describe("session actions on a live page", () => {
     await page.close();
   });
 
+  it("an action form this worker does not know fails and stops the run, never ok", async () => {
+    const page = await open("/app");
+    const cs = await controls(page);
+    const counter = refOf(cs, "button", "Count");
+    // What a newer api could send an older worker during a rolling update.
+    const unknown = { zoom: { level: 2 } } as unknown as Action;
+    const r = await run(page, [
+      ...acts({ click: { ref: counter } }),
+      unknown,
+      ...acts({ click: { ref: counter } }),
+    ]);
+    assert.deepEqual(statuses(r), ["ok", "failed", "skipped"]);
+    assert.equal(r.stoppedAt, 1);
+    assert.equal(r.outcomes[1]!.action, "zoom");
+    assert.equal(r.outcomes[1]!.error?.code, "unavailable");
+    assert.equal(await text(page, "#count"), "Clicked 1 times");
+    await page.close();
+  });
+
   it("a ref from before a navigation, or a made-up one, is stale_ref", async () => {
     const page = await open("/app");
     const cs = await controls(page);

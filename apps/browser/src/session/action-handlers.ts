@@ -1,0 +1,178 @@
+import type { Action } from "@browserfleet/contracts";
+import type { CDPSession, Page } from "playwright-core";
+import { ActionError, isTimeout, messageOf, shortReason } from "./action-errors.ts";
+import { type ActionCtx, onElement, resolve, stepTimeout } from "./targets.ts";
+import { runWait } from "./wait-action.ts";
+
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** An action's form: the one key of its object (type, press, click, ...). */
+export type ActionKind = KeysOf<Action>;
+/** What an action of that form carries, e.g. `{ ref, text }` for type. */
+type ActionArgs<K extends ActionKind> = Extract<Action, { [P in K]: unknown }>[K];
+type Handler<K extends ActionKind> = (page: Page, args: ActionArgs<K>, ctx: ActionCtx) => Promise<void>;
+
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+/**
+ * How each action form is performed; on an element, Playwright's errors become ones an agent can act on.
+ * An action form missing here does not compile.
+ */
+export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
+  press: async (page, key) => {
+    try {
+      await page.keyboard.press(key);
+    } catch (err) {
+      const m = messageOf(err);
+      if (/Unknown key/i.test(m))
+        throw new ActionError(
+          "invalid_key",
+          `unknown key ${JSON.stringify(key)}: use Playwright key names such as Enter, Tab, Escape, Backspace, ArrowDown, PageDown, Control+A, Shift+Tab`,
+        );
+      throw err;
+    }
+  },
+  navigate: async (page, { url }, ctx) => {
+    const timeout = stepTimeout(ctx, NAVIGATION_TIMEOUT_MS);
+    try {
+      // Commit is enough here; the settle step then waits (bounded) for load.
+      await page.goto(url, { waitUntil: "commit", timeout });
+    } catch (err) {
+      const m = messageOf(err);
+      if (isTimeout(err))
+        throw new ActionError("timeout", `${url} did not start loading within ${timeout} ms`);
+      throw new ActionError("upstream_failed", `could not load ${url}: ${shortReason(m)}`);
+    }
+  },
+  back: async (page, _args, ctx) => {
+    if (!(await hasEarlierPage(page)))
+      throw new ActionError(
+        "no_history",
+        "there is no earlier page to go back to in this session; use navigate with a URL instead",
+      );
+    const timeout = stepTimeout(ctx, NAVIGATION_TIMEOUT_MS);
+    try {
+      await page.goBack({ waitUntil: "commit", timeout });
+    } catch (err) {
+      if (isTimeout(err))
+        throw new ActionError("timeout", `going back did not reach the earlier page within ${timeout} ms`);
+      throw new ActionError("upstream_failed", `could not go back: ${shortReason(messageOf(err))}`);
+    }
+  },
+  scroll: async (page, { ref, direction = "down", amount = 600 }, ctx) => {
+    const dx = direction === "left" ? -amount : direction === "right" ? amount : 0;
+    const dy = direction === "up" ? -amount : direction === "down" ? amount : 0;
+    if (!ref) {
+      await page.evaluate((d) => window.scrollBy({ left: d.dx, top: d.dy, behavior: "instant" }), { dx, dy });
+      return;
+    }
+    const t = await resolve(page, ref);
+    await onElement(t, "scroll", ctx, (timeout) =>
+      t.locator.evaluate(
+        (el, d) => {
+          // The element if it can scroll that way, else its nearest ancestor that can, else the page.
+          let node: Element | null = el;
+          while (node && node !== document.body && node !== document.documentElement) {
+            const s = getComputedStyle(node);
+            const y =
+              d.dy !== 0 && /auto|scroll|overlay/.test(s.overflowY) && node.scrollHeight > node.clientHeight;
+            const x =
+              d.dx !== 0 && /auto|scroll|overlay/.test(s.overflowX) && node.scrollWidth > node.clientWidth;
+            if (x || y) break;
+            node = node.parentElement;
+          }
+          const scroller =
+            node && node !== document.body && node !== document.documentElement
+              ? node
+              : (document.scrollingElement ?? document.documentElement);
+          scroller.scrollBy({ left: d.dx, top: d.dy, behavior: "instant" });
+        },
+        { dx, dy },
+        { timeout },
+      ),
+    );
+  },
+  type: async (page, { ref, text, submit }, ctx) => {
+    const t = await resolve(page, ref);
+    await onElement(t, "type", ctx, (timeout) => t.locator.fill(text, { timeout }));
+    if (submit) await onElement(t, "type", ctx, (timeout) => t.locator.press("Enter", { timeout }));
+  },
+  click: async (page, { ref, button, clickCount }, ctx) => {
+    const t = await resolve(page, ref);
+    await onElement(t, "click", ctx, (timeout) => t.locator.click({ button, clickCount, timeout }));
+  },
+  hover: async (page, { ref }, ctx) => {
+    const t = await resolve(page, ref);
+    await onElement(t, "hover", ctx, (timeout) => t.locator.hover({ timeout }));
+  },
+  check: async (page, { ref }, ctx) => {
+    const t = await resolve(page, ref);
+    await onElement(t, "check", ctx, (timeout) => t.locator.check({ timeout }));
+  },
+  uncheck: async (page, { ref }, ctx) => {
+    const t = await resolve(page, ref);
+    await onElement(t, "uncheck", ctx, (timeout) => t.locator.uncheck({ timeout }));
+  },
+  select: async (page, { ref, values }, ctx) => {
+    const t = await resolve(page, ref);
+    // Playwright would wait out the timeout for a missing option; name the options at once instead.
+    const options = await onElement(t, "select", ctx, (timeout) =>
+      t.locator.evaluate(
+        (el) =>
+          el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => [o.value, o.label]) : null,
+        undefined,
+        { timeout },
+      ),
+    );
+    if (options) {
+      const missing = values.filter((v) => !options.some(([value, label]) => v === value || v === label));
+      if (missing.length) {
+        const list = options.map(([value, label]) => (value === label ? value : `${value} (${label})`));
+        throw new ActionError(
+          "not_found",
+          `${t.label} has no option ${missing.map((m) => JSON.stringify(m)).join(", ")}; its options (value or label) are: ${list.join(", ")}`,
+        );
+      }
+    }
+    await onElement(t, "select", ctx, (timeout) => t.locator.selectOption(values, { timeout }));
+  },
+  wait: runWait,
+};
+
+export function actionKind(a: Action): ActionKind {
+  return Object.keys(a)[0] as ActionKind;
+}
+
+/** A handler as looked up by a kind known only at run time; each takes its own form's args. */
+type AnyHandler = (page: Page, args: unknown, ctx: ActionCtx) => Promise<void>;
+
+/**
+ * The handler of an action, or undefined when this worker does not know its form (an api newer than
+ * the worker, during a rolling update).
+ */
+export function handlerOf(a: Action): { kind: ActionKind; args: unknown; run: AnyHandler | undefined } {
+  const kind = actionKind(a);
+  const handlers: Partial<Record<string, AnyHandler>> = ACTION_HANDLERS as Record<ActionKind, AnyHandler>;
+  return {
+    kind,
+    args: (a as Record<string, unknown>)[kind],
+    run: Object.hasOwn(handlers, kind) ? handlers[kind] : undefined,
+  };
+}
+
+/**
+ * Whether the tab has a page to go back to. A session's tab opens on about:blank, which
+ * page.goBack() would happily return to, so that entry does not count.
+ */
+async function hasEarlierPage(page: Page): Promise<boolean> {
+  let cdp: CDPSession | undefined;
+  try {
+    cdp = await page.context().newCDPSession(page);
+    const { currentIndex, entries } = await cdp.send("Page.getNavigationHistory");
+    const prev = entries[currentIndex - 1];
+    return prev !== undefined && prev.url !== "about:blank";
+  } catch {
+    return true; // Not Chromium, or no CDP: let goBack decide.
+  } finally {
+    await cdp?.detach().catch(() => {});
+  }
+}
