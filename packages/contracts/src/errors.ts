@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { payWith } from "./payment-terms.ts";
+import { ACTION_FORMS } from "./session.ts";
 
 export const errorDetail = z.object({
   field: z.string().describe("Dotted path of the field at fault, empty for the body itself"),
@@ -79,8 +80,7 @@ export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
       };
     }
     if (issue.code === "invalid_union" && field.startsWith("actions")) {
-      message =
-        "not a known action form: use one of type, press, click, select, wait, hover, scroll, check, uncheck, navigate, back";
+      message = `not a known action form: use one of ${ACTION_FORMS.join(", ")}`;
     }
     return { field, message, code: issue.code };
   });

@@ -62,6 +62,8 @@ export const action = z.union([
   z.strictObject({ back: z.strictObject({}) }),
 ]);
 export type Action = z.infer<typeof action>;
+/** The action forms (the one key of each action object), in the contract's order. */
+export const ACTION_FORMS = action.options.map((o) => Object.keys(o.shape)[0]!);
 
 export const actRequest = z.strictObject({
   sessionId: z.string().min(1).max(200),
