@@ -61,24 +61,28 @@ function ole2Error(bytes: Uint8Array, type: DocumentType): DocumentError {
   );
 }
 
+type Converter = (
+  bytes: Uint8Array,
+  opts: ConvertOptions,
+  budget: Budget,
+) => ConvertedDocument | Promise<ConvertedDocument>;
+
+/** The converter of each document type; a type missing here does not compile. */
+const CONVERTERS: { readonly [T in DocumentType]: Converter } = {
+  pdf: (bytes, opts, budget) => convertPdf(bytes, opts.maxPages ?? MAX_PDF_PAGES, budget),
+  docx: (bytes, opts, budget) => convertDocx(bytes, opts.url, budget),
+  xlsx: (bytes, _opts, budget) => convertXlsx(bytes, budget),
+  csv: (bytes, opts, budget) => convertCsv(bytes, fileNameOf(opts.url) ?? "table.csv", budget),
+  odt: (bytes, opts, budget) => convertOdt(bytes, opts.url, budget),
+  ods: (bytes, _opts, budget) => convertOds(bytes, budget),
+};
+
 async function run(bytes: Uint8Array, type: DocumentType, opts: ConvertOptions, budget: Budget) {
   if ((type === "docx" || type === "xlsx") && isOle2(bytes)) throw ole2Error(bytes, type);
-  switch (type) {
-    case "pdf":
-      return convertPdf(bytes, opts.maxPages ?? MAX_PDF_PAGES, budget);
-    case "docx":
-      return convertDocx(bytes, opts.url, budget);
-    case "xlsx":
-      return convertXlsx(bytes, budget);
-    case "csv":
-      return convertCsv(bytes, fileNameOf(opts.url) ?? "table.csv", budget);
-    case "odt":
-      return convertOdt(bytes, opts.url, budget);
-    case "ods":
-      return convertOds(bytes, budget);
-    default:
-      throw new DocumentError("document_unsupported", `documents of type ${String(type)} are not converted`);
-  }
+  // Callers from plain JavaScript can pass any string.
+  if (!Object.hasOwn(CONVERTERS, type))
+    throw new DocumentError("document_unsupported", `documents of type ${String(type)} are not converted`);
+  return CONVERTERS[type](bytes, opts, budget);
 }
 
 /**
