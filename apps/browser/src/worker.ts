@@ -11,7 +11,7 @@ import {
   startSlotLoops,
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
-import type { BrowserTask, FetchReply, MapReply, SessionOpenReply, TaskReply } from "@browserfleet/contracts";
+import type { BrowserTask } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
@@ -22,6 +22,7 @@ import { newTaskContext } from "./page/context.ts";
 import { JobContexts } from "./page/job-contexts.ts";
 import { setSettleDefaults } from "./page/settle.ts";
 import { SessionHost } from "./session/host.ts";
+import { type AnyReply, dispatchTask, type TaskHandlers } from "./tasks/dispatch.ts";
 import { runFetchTask } from "./tasks/fetch.ts";
 import type { ScrapeHooks } from "./tasks/hooks.ts";
 import { runMapTask } from "./tasks/map.ts";
@@ -63,14 +64,6 @@ export interface BrowserWorker {
   stop(): Promise<void>;
 }
 
-type AnyReply = TaskReply | SessionOpenReply | MapReply | FetchReply;
-
-/** A task kind this worker version does not know (a newer api during a rolling update). */
-const unsupported = (kind: string): AnyReply => ({
-  ok: false,
-  error: { code: "unavailable", message: `this browser worker cannot run ${kind} tasks`, status: 503 },
-});
-
 export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<BrowserWorker> {
   const workerId = opts.workerId ?? `browser-${randomUUID().slice(0, 8)}`;
   const metrics = createBrowserMetrics();
@@ -111,6 +104,13 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     onFormat: (format, ms, ok) =>
       metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
   };
+  const handlers: TaskHandlers = {
+    session_open: (task) => sessions.open(task),
+    scrape: async (task) => runScrape(await chromium.browser(), proxy, task.request, hooks),
+    page: async (task) => runPageTask(nc, await chromium.browser(), proxy, task, hooks, jobContexts),
+    map: async (task) => runMapTask(await chromium.browser(), proxy, task),
+    fetch: (task) => runFetchTask(proxy, task),
+  };
   const loops: SlotLoops = startSlotLoops<BrowserTask, AnyReply>(nc, {
     slots: opts.slots,
     ackWaitMs: opts.ackWaitMs,
@@ -132,16 +132,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     }),
     handle: async (task) => {
       const end = metrics.taskDuration.startTimer({ kind: task.kind });
-      let reply: AnyReply;
-      if (task.kind === "session_open") reply = await sessions.open(task);
-      else if (task.kind === "scrape")
-        reply = await runScrape(await chromium.browser(), proxy, task.request, hooks);
-      else if (task.kind === "page")
-        reply = await runPageTask(nc, await chromium.browser(), proxy, task, hooks, jobContexts);
-      else if (task.kind === "map") reply = await runMapTask(await chromium.browser(), proxy, task);
-      else if (task.kind === "fetch") reply = await runFetchTask(proxy, task);
-      // Every kind is handled today; a kind added to BrowserTask later lands here until it is.
-      else reply = unsupported((task as { kind: string }).kind);
+      const reply = await dispatchTask(handlers, task);
       end();
       metrics.tasks.inc({ kind: task.kind, outcome: reply.ok ? "ok" : reply.error.code });
       return reply;
