@@ -93,7 +93,11 @@ describe("json format", () => {
       formats: ["json"],
       json: { prompt: "x" },
     });
-    assert.equal(keyless.status, 401);
+    // A quote, not a refusal: json is key-only, so the 402 names its price and asks for a key.
+    assert.equal(keyless.status, 402);
+    assert.equal(keyless.body.error.code, "payment_required");
+    assert.ok(keyless.body.error.price, "the 402 quotes the price");
+    assert.deepEqual(keyless.body.error.payWith, ["api_key"]);
     assert.match(keyless.body.error.message, /API key/);
     const empty = await stack.post("/web/v1/scrape", {
       url: `${stack.site.url}/article`,
