@@ -3,6 +3,7 @@ import {
   blockOptions,
   controlsOptions,
   documentsOptions,
+  FORMATS,
   format,
   httpUrl,
   jsonOptions,
@@ -17,7 +18,7 @@ import {
 
 /** Fields shared by scrape, session, batch and crawl: what to render and how. */
 export const renderFields = {
-  formats: z.array(format).min(1).max(9).default(["markdown"]),
+  formats: z.array(format).min(1).max(FORMATS.length).default(["markdown"]),
   selectors: z.array(z.string().min(1).max(1000)).min(1).max(50).optional(),
   json: jsonOptions.optional(),
   screenshot: screenshotOptions.optional(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { format, httpUrl, WAIT_UNTIL } from "./common.ts";
+import { FORMATS, format, httpUrl, WAIT_UNTIL } from "./common.ts";
 import { checkRenderRules, formatError, pageMetadata, renderFields } from "./scrape.ts";
 
 export const sessionRequest = z
@@ -7,7 +7,7 @@ export const sessionRequest = z
     url: httpUrl.optional(),
     html: z.string().min(1).max(5_000_000).optional(),
     ...renderFields,
-    formats: z.array(format).min(1).max(9).default(["controls"]),
+    formats: z.array(format).min(1).max(FORMATS.length).default(["controls"]),
   })
   .superRefine((v, ctx) => {
     if ((v.url === undefined) === (v.html === undefined)) {
@@ -68,7 +68,7 @@ export const ACTION_FORMS = action.options.map((o) => Object.keys(o.shape)[0]!);
 export const actRequest = z.strictObject({
   sessionId: z.string().min(1).max(200),
   actions: z.array(action).min(1).max(25),
-  formats: z.array(format).min(1).max(9).optional().describe("Default: the session's formats"),
+  formats: z.array(format).min(1).max(FORMATS.length).optional().describe("Default: the session's formats"),
 });
 export type ActRequest = z.infer<typeof actRequest>;
 
