@@ -132,5 +132,9 @@ export function priceOf(call: PricedCall): Quote {
           pageMicros(call.request.formats),
         ),
       ]);
+    default: {
+      const route: never = call;
+      throw new Error(`no price rule for ${JSON.stringify(route)}`);
+    }
   }
 }

@@ -98,6 +98,10 @@ export function enforce(
       throw SsrfError.blockedAddress(input, verdict.address, verdict.range, target.ip === undefined);
     case "unresolvable":
       throw SsrfError.unresolvable(input, target.hostname, verdict.cause);
+    default: {
+      const never: never = verdict;
+      throw new Error(`unknown verdict ${JSON.stringify(never)}`);
+    }
   }
 }
 
