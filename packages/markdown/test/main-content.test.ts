@@ -138,6 +138,25 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
   });
 
+  it("keeps a category's cards without the controls on each (add to cart, quick view, compare)", () => {
+    const cards = Array.from(
+      { length: 8 },
+      (
+        _,
+        i,
+      ) => `<li class="card"><a href="/p/mug-${i}"><img src="/img/${i}.jpg" alt="Mug ${i}">Stoneware mug number ${i}, glazed by hand</a>
+        <span class="price">$${20 + i}.00</span><button>Add to cart</button><a href="#qv">Quick view</a><label>Compare</label></li>`,
+    );
+    const html = `<html><body><main><h1>Mugs</h1><p>Handmade mugs from our studio, each one thrown, glazed and fired by hand.</p>
+      <div class="toolbar"><span>Sort by: Featured</span></div><ul class="grid">${cards.join("")}</ul></main></body></html>`;
+    const { markdown, pageType } = main(html, { baseUrl: "https://shop.example/collections/mugs" });
+    assert.equal(pageType, "collection");
+    for (let i = 0; i < 8; i++) assert.ok(markdown.includes(`Stoneware mug number ${i}`), `card ${i}`);
+    assert.ok(markdown.includes("$27.00"));
+    for (const gone of ["Add to cart", "Quick view", "Compare", "Sort by"])
+      assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
+  });
+
   it("leaves out dialogs kept in the markup, even a policy longer than the page", () => {
     const policy = "We collect the information you give us when you order, and use it to deliver. ".repeat(
       80,

@@ -10,6 +10,7 @@ import { type BodyShape, classifyPage, type PageHints, type PageType } from "./p
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { removeProductAsides } from "./product-sections.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
+import { removeShopControls } from "./shop-controls.ts";
 
 export type MainContentStatus = "extracted" | "fallback_whole_page";
 
@@ -308,6 +309,9 @@ function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined, 
   };
 }
 
+/** Pages whose cards and offer carry shop controls (add to cart, quick view, compare). */
+const SHOP_TYPES = new Set<PageType>(["product", "collection", "listing"]);
+
 /** Pages whose content is repeated items rather than one body of prose. */
 const GRID_TYPES = new Set<PageType>(["collection", "listing", "service", "documentation"]);
 
@@ -349,7 +353,10 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   const grids = GRID_TYPES.has(pageType);
   if (pageGood < MIN_GOOD_CHARS && grids) {
     const grid = gridContainer(body, first, firstGrid);
-    if (grid) return { root: grid.container, status: "extracted", pageType };
+    if (grid) {
+      if (SHOP_TYPES.has(pageType)) removeShopControls(grid.container);
+      return { root: grid.container, status: "extracted", pageType };
+    }
   }
   if (pageGood < MIN_GOOD_CHARS) {
     const semantic = semanticContainer(body, first);
@@ -376,6 +383,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
       ? container
       : besides(container, grid.container, tallies);
     pruneInside(chosen, tallies, grid.items);
+    if (SHOP_TYPES.has(pageType)) removeShopControls(chosen);
     return { root: chosen, status: "extracted", pageType };
   }
   const good = tallyOf(tallies, container).good;
@@ -384,5 +392,6 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
     return { root, status: "fallback_whole_page", pageType };
   }
   pruneInside(container, tallies);
+  if (SHOP_TYPES.has(pageType)) removeShopControls(container);
   return { root: container, status: "extracted", pageType };
 }
