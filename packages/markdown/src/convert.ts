@@ -2,6 +2,7 @@ import { collapseCarousels } from "./carousels.ts";
 import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
 import { removeConsentNotices } from "./extract/consent.ts";
 import { removeDialogs } from "./extract/dialogs.ts";
+import { removeFillerText } from "./extract/filler.ts";
 import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
 import { type PageType, readHints } from "./extract/page-type.ts";
 
@@ -67,6 +68,7 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
     return { root, title, baseHref: meta.baseHref };
   }
   removeDialogs(body);
+  removeFillerText(body);
   const main = extractMainContent(root, {
     ...(hints ? { hints } : {}),
     ...(opts.pageType ? { pageType: opts.pageType } : {}),

@@ -157,6 +157,20 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
   });
 
+  it("does not take a script's font-measuring filler (one word repeated) for the content", () => {
+    const stories = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<li><h3><a href="/story-${i}">Story ${i}: the startup that raised again</a></h3><p>By Reporter ${i}</p></li>`,
+    );
+    const html = `<html><body><main><h1>Latest</h1><ul>${stories.join("")}</ul>
+      <p>Our reporters cover startups, venture capital and the people who build them, every day of the week.</p></main>
+      <div>${"word ".repeat(300)}</div></body></html>`;
+    const { markdown } = main(html);
+    assert.ok(!markdown.includes("word word"));
+    assert.ok(markdown.includes("Our reporters cover startups"));
+  });
+
   it("leaves out dialogs kept in the markup, even a policy longer than the page", () => {
     const policy = "We collect the information you give us when you order, and use it to deliver. ".repeat(
       80,
