@@ -171,6 +171,28 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(markdown.includes("Our reporters cover startups"));
   });
 
+  it("keeps a thread's posts and authors without the engine's vote counts, badges and stamps", () => {
+    const post = (who: string, body: string, votes: number) => `<div class="post">
+      <div class="votes"><span>${votes}</span></div>
+      <div class="post-text"><p>${body}</p></div>
+      <div class="signature"><span>answered Jul 7, 2012 at 3:07</span><a href="/users/${who}">${who}</a>
+        <span>23.8k14 gold badges88 silver badges124 bronze badges</span><a href="#share">Share</a></div></div>`;
+    const html = `<html><body><main><h1>Set focus to the files pane from the keyboard</h1>
+      ${post("pup", "Is there a keyboard shortcut that moves the focus to the files pane of the explorer window?", 67)}
+      ${post("iglvzx", "You can bind a hotkey that focuses the pane control directly, then press space to select the first file.", 13)}
+      ${post("sam", "Press F6 or Tab a few times; the focus cycles through the address bar, the tree and then the files.", 2)}
+    </main></body></html>`;
+    const { markdown, pageType } = main(html, {
+      baseUrl: "https://forum.example/threads/focus-files-pane.4421/",
+    });
+    assert.equal(pageType, "forum");
+    for (const kept of ["Is there a keyboard shortcut", "You can bind a hotkey", "Press F6", "iglvzx", "sam"])
+      assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}`);
+    for (const gone of ["gold badges", "answered Jul", "Share"])
+      assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
+    assert.doesNotMatch(markdown, /^67$/m, "a vote count on a line of its own");
+  });
+
   it("leaves out dialogs kept in the markup, even a policy longer than the page", () => {
     const policy = "We collect the information you give us when you order, and use it to deliver. ".repeat(
       80,

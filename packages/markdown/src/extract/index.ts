@@ -8,6 +8,7 @@ import { isBlockTag } from "./blocks.ts";
 import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
+import { removePostChrome } from "./post-chrome.ts";
 import { removeProductAsides } from "./product-sections.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
 import { removeShopControls } from "./shop-controls.ts";
@@ -393,5 +394,6 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   }
   pruneInside(container, tallies);
   if (SHOP_TYPES.has(pageType)) removeShopControls(container);
+  if (pageType === "forum") removePostChrome(container);
   return { root: container, status: "extracted", pageType };
 }
