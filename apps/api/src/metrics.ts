@@ -87,6 +87,12 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["status"],
       registers: [registry],
     }),
+    malformedReplies: new Counter({
+      name: "fleet_bus_malformed_replies_total",
+      help: "Replies from browser workers that did not match the task table (answered 500 internal), by task kind (act and close for session messages)",
+      labelNames: ["kind"],
+      registers: [registry],
+    }),
     feedback: new Counter({
       name: "fleet_feedback_total",
       help: "Feedback reports received, by category",

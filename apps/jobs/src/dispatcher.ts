@@ -3,7 +3,6 @@ import { encodeJson, runTask, TASK_SUBJECT } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import type {
   CrawlRequest,
-  FetchReply,
   FetchTask,
   PageTask,
   ScrapeRequest,
@@ -276,7 +275,7 @@ export class Dispatcher {
       maxBytes: ROBOTS_MAX_BYTES,
       userAgent: config.CRAWL_USER_AGENT,
     };
-    void runTask<FetchReply, FetchTask>(nc, task, 25_000)
+    void runTask(nc, task, 25_000)
       .then(async (reply) => {
         // Only a 200 is a robots.txt; 4xx means none (everything allowed). A 5xx or a failure is also
         // read as "none": the crawl goes on, bounded by its limit, rather than failing outright.

@@ -1,3 +1,4 @@
+import { type BrowserTask, checkReply, type ReplyOf, type TaskKind } from "@browserfleet/contracts";
 import { jetstream } from "@nats-io/jetstream";
 import { createInbox, headers, type NatsConnection } from "@nats-io/transport-node";
 import { decodeJson, encodeJson } from "./codec.ts";
@@ -22,20 +23,56 @@ export class TaskNotStartedError extends Error {
   }
 }
 
+/** The worker's reply is not what the task table declares for its kind (e.g. a worker of another version). */
+export class MalformedReplyError extends Error {
+  constructor(
+    readonly kind: TaskKind,
+    problem: string,
+  ) {
+    super(problem);
+  }
+}
+
 export interface RunTaskOptions {
   /** Fail with TaskNotStartedError unless a worker starts the task within this many ms. */
   startWithinMs?: number;
 }
 
 /**
- * Queue one task on the work-queue stream and wait for its reply on a private inbox.
- * The inbox subscription exists before the publish, so a fast worker cannot answer into the void.
+ * Queue one browser task and wait for its reply, checked against the task table: the reply type follows
+ * from the task's kind, and a reply that does not match it rejects with MalformedReplyError.
  */
-export async function runTask<R, T extends { taskId: string } = { taskId: string }>(
+export function runTask<T extends BrowserTask>(
   nc: NatsConnection,
   task: T,
   timeoutMs: number,
   opts: RunTaskOptions = {},
+): Promise<ReplyOf<T["kind"]>> {
+  const kind: T["kind"] = task.kind;
+  return queueTask(nc, task, timeoutMs, opts, (data) => {
+    let value: unknown;
+    try {
+      value = decodeJson<unknown>(data);
+    } catch (err) {
+      throw new MalformedReplyError(kind, `malformed ${kind} reply: not JSON (${(err as Error).message})`);
+    }
+    const checked = checkReply(kind, value);
+    if (!checked.ok) throw new MalformedReplyError(kind, checked.problem);
+    return checked.value;
+  });
+}
+
+/**
+ * Queue one task on the work-queue stream and wait for its reply on a private inbox; `read` turns the
+ * bytes received into the reply or throws. The inbox subscription exists before the publish, so a fast
+ * worker cannot answer into the void.
+ */
+export async function queueTask<R>(
+  nc: NatsConnection,
+  task: { taskId: string },
+  timeoutMs: number,
+  opts: RunTaskOptions,
+  read: (data: Uint8Array) => R,
 ): Promise<R> {
   const inbox = createInbox();
   let settle!: { resolve: (r: R) => void; reject: (e: Error) => void };
@@ -57,7 +94,7 @@ export async function runTask<R, T extends { taskId: string } = { taskId: string
       if (err) settle.reject(err);
       else {
         try {
-          settle.resolve(decodeJson<R>(msg.data));
+          settle.resolve(read(msg.data));
         } catch (e) {
           settle.reject(e as Error);
         }

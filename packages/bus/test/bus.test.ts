@@ -12,7 +12,7 @@ import {
   openWorkersBucket,
   putWorkerState,
   QueueFullError,
-  runTask,
+  queueTask,
   startLocalNats,
   startSlotLoops,
   TaskTimeoutError,
@@ -41,6 +41,10 @@ describe("task queue on a real nats-server", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** A generic task through the queue, its reply read as it is. */
+  const echo = <R>(task: Echo, timeoutMs: number) =>
+    queueTask<R>(nc, task, timeoutMs, {}, (data) => JSON.parse(new TextDecoder().decode(data)) as R);
+
   const common = {
     ackWaitMs: 5000,
     maxPayload: 1 << 20,
@@ -55,7 +59,7 @@ describe("task queue on a real nats-server", () => {
       slots: 1,
       handle: async (t) => ({ doubled: t.value * 2 }),
     });
-    const reply = await runTask<{ doubled: number }, Echo>(nc, { taskId: "t1", value: 21 }, 5000);
+    const reply = await echo<{ doubled: number }>({ taskId: "t1", value: 21 }, 5000);
     assert.deepEqual(reply, { doubled: 42 });
     await loops.drain();
   });
@@ -75,7 +79,7 @@ describe("task queue on a real nats-server", () => {
       },
     });
     const replies = await Promise.all(
-      [1, 2, 3, 4, 5].map((v) => runTask<number, Echo>(nc, { taskId: `p${v}`, value: v }, 10_000)),
+      [1, 2, 3, 4, 5].map((v) => echo<number>({ taskId: `p${v}`, value: v }, 10_000)),
     );
     assert.deepEqual(replies, [1, 2, 3, 4, 5]);
     assert.equal(peak, 2);
@@ -84,10 +88,10 @@ describe("task queue on a real nats-server", () => {
 
   it("refuses new tasks when the queue is full, and times out a task nobody takes", async () => {
     const waits = [1, 2, 3, 4, 5].map((v) =>
-      runTask<number, Echo>(nc, { taskId: `full${v}`, value: v }, 300).catch((e) => e),
+      echo<number>({ taskId: `full${v}`, value: v }, 300).catch((e) => e),
     );
     await new Promise((r) => setTimeout(r, 100));
-    await assert.rejects(runTask<number, Echo>(nc, { taskId: "full6", value: 6 }, 300), QueueFullError);
+    await assert.rejects(echo<number>({ taskId: "full6", value: 6 }, 300), QueueFullError);
     const results = await Promise.all(waits);
     for (const r of results) assert.ok(r instanceof TaskTimeoutError);
     assert.equal((await taskBacklog(nc)).pending, 5);

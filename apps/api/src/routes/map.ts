@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import {
   ERROR_STATUS,
   type ErrorCode,
-  type MapReply,
   type MapRequest,
   type MapResponse,
   type MapTask,
@@ -46,7 +45,7 @@ export async function paidMap(ctx: ApiContext, req: MapRequest, caller: Caller):
         request: req,
         userAgent: ctx.config.CRAWL_USER_AGENT,
       };
-      const reply = await browserTask<MapReply, MapTask>(ctx, task, budget + REPLY_SLACK_MS, "map");
+      const reply = await browserTask(ctx, task, budget + REPLY_SLACK_MS, "map");
       if (!reply.ok) {
         const code = reply.error.code in ERROR_STATUS ? (reply.error.code as ErrorCode) : "upstream_failed";
         throw new ApiError(code, reply.error.message);

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { QueueFullError, runTask, TaskTimeoutError } from "@browserfleet/bus";
+import { MalformedReplyError, QueueFullError, runTask, TaskTimeoutError } from "@browserfleet/bus";
 import {
+  type BrowserTask,
   ERROR_STATUS,
   type ErrorCode,
+  type ReplyOf,
   type ScrapeRequest,
   type ScrapeResponse,
   type ScrapeTask,
@@ -15,6 +17,7 @@ import { type CacheHit, isCacheable, responseFromCache } from "@browserfleet/ren
 import { SsrfError } from "@browserfleet/ssrf";
 import type { Router } from "express";
 import { type Caller, payFor, restCaller } from "../billing/payment.ts";
+import { malformedReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseBody } from "../validate.ts";
@@ -36,22 +39,24 @@ export async function precheckUrl(ctx: ApiContext, url: string | undefined, fiel
 
 /**
  * Send one task to the browser queue and wait for its reply, with the answers every synchronous route
- * gives: 503 when no worker runs or the bus is down, 429 when the queue is full, 504 when late.
+ * gives: 503 when no worker runs or the bus is down, 429 when the queue is full, 504 when late, 500 when
+ * the reply is not what the task table declares for the task's kind.
  */
-export async function browserTask<R, T extends { taskId: string }>(
+export async function browserTask<T extends BrowserTask>(
   ctx: ApiContext,
   task: T,
   timeoutMs: number,
   what: string,
-): Promise<R> {
+): Promise<ReplyOf<T["kind"]>> {
   if (!(await ctx.workers.anyAlive())) {
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
       "Retry-After": "5",
     });
   }
   try {
-    return await runTask<R, T>(ctx.nc, task, timeoutMs);
+    return await runTask(ctx.nc, task, timeoutMs);
   } catch (err) {
+    if (err instanceof MalformedReplyError) throw malformedReply(ctx.metrics, err.kind, err.message, what);
     if (err instanceof QueueFullError) {
       throw new ApiError(
         "no_capacity",
@@ -90,7 +95,7 @@ export async function scrape(ctx: ApiContext, req: ScrapeRequest, requestId: str
     deadline: Date.now() + budget,
     request: req,
   };
-  return browserTask<TaskReply, ScrapeTask>(ctx, task, budget, "scrape");
+  return browserTask(ctx, task, budget, "scrape");
 }
 
 function chargeFor(result: ScrapeResponse): number {

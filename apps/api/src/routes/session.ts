@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { newId, placeHold, settleHold } from "@browserfleet/billing";
 import {
-  decodeJson,
   encodeJson,
+  MalformedReplyError,
   QueueFullError,
   runTask,
   SESSION_ID_PATTERN,
@@ -17,20 +17,23 @@ import {
   ERROR_STATUS,
   type ErrorCode,
   type SessionActMessage,
-  type SessionActReply,
   type SessionCloseReply,
   type SessionOpenReply,
   type SessionOpenTask,
   type SessionRequest,
   type SessionResponse,
+  sessionActReply,
+  sessionCloseReply,
   type sessionCloseResponse,
   sessionRequest,
   type TaskError,
 } from "@browserfleet/contracts";
 import { PRICES, priceOf, sessionMinutesDue, sessionTailMinutes, usd } from "@browserfleet/pricing";
+import type { Msg } from "@nats-io/transport-node";
 import type { Router } from "express";
 import type { z } from "zod";
 import { type Caller, type Payer, payFor, restCaller } from "../billing/payment.ts";
+import { malformedReply, readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import {
@@ -180,10 +183,13 @@ export async function paidSessionOpen(
     };
     let reply: SessionOpenReply;
     try {
-      reply = await runTask<SessionOpenReply, SessionOpenTask>(ctx.nc, task, startWithin + budget, {
-        startWithinMs: startWithin,
-      });
+      reply = await runTask(ctx.nc, task, startWithin + budget, { startWithinMs: startWithin });
     } catch (err) {
+      if (err instanceof MalformedReplyError) {
+        // It may have opened all the same: do not leave it holding a slot until its idle timeout.
+        void closeOnWorker(ctx, sessionId).catch(() => {});
+        throw malformedReply(ctx.metrics, err.kind, err.message, "session open");
+      }
       if (err instanceof TaskNotStartedError || err instanceof QueueFullError) throw noCapacity();
       if (err instanceof TaskTimeoutError)
         throw new ApiError("timeout", `the session did not open within ${budget} ms`);
@@ -253,7 +259,7 @@ async function holdTail(
 async function closeOnWorker(ctx: ApiContext, id: string): Promise<SessionCloseReply | undefined> {
   try {
     const msg = await ctx.nc.request(sessionSubject(id, "close"), new Uint8Array(), { timeout: 10_000 });
-    return decodeJson<SessionCloseReply>(msg.data);
+    return readReply(ctx.metrics, sessionCloseReply, "close", "session close", msg.data);
   } catch (err) {
     if (isNoResponders(err)) return undefined;
     throw err;
@@ -307,18 +313,18 @@ export async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller):
       formats: req.formats,
       budgetMs: budget,
     };
-    let reply: SessionActReply;
+    let received: Msg;
     try {
-      const msg = await ctx.nc.request(sessionSubject(row.id, "act"), encodeJson(message), {
+      received = await ctx.nc.request(sessionSubject(row.id, "act"), encodeJson(message), {
         timeout: budget + 15_000,
       });
-      reply = decodeJson<SessionActReply>(msg.data);
     } catch (err) {
       if (isNoResponders(err)) throw SESSION_GONE;
       if (/timeout/i.test(String((err as Error).message)))
         throw new ApiError("timeout", `the session's browser did not answer within ${budget + 15_000} ms`);
       throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
     }
+    const reply = readReply(ctx.metrics, sessionActReply, "act", "act", received.data);
     if (!reply.ok) {
       if (reply.error.code === "session_lost") throw SESSION_GONE;
       throw taskFailed(reply.error);
