@@ -21,6 +21,12 @@ export function createBrowserMetrics() {
       labelNames: ["kind", "outcome"],
       registers: [registry],
     }),
+    tasksRefused: new Counter({
+      name: "fleet_browser_tasks_refused_total",
+      help: "Messages on the task queue refused without running: by task kind (other when it names none this worker knows) and reason (not_json, unknown_kind, malformed)",
+      labelNames: ["kind", "reason"],
+      registers: [registry],
+    }),
     formatDuration: new Histogram({
       name: "fleet_scrape_format_duration_seconds",
       help: "Time to render one format of a page",

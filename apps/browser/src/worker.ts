@@ -11,7 +11,7 @@ import {
   startSlotLoops,
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
-import type { BrowserTask } from "@browserfleet/contracts";
+import type { BrowserTask, TaskReply } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
@@ -22,11 +22,11 @@ import { newTaskContext } from "./page/context.ts";
 import { JobContexts } from "./page/job-contexts.ts";
 import { setSettleDefaults } from "./page/settle.ts";
 import { SessionHost } from "./session/host.ts";
-import { type AnyReply, dispatchTask, type TaskHandlers } from "./tasks/dispatch.ts";
+import { type AnyReply, admitTasks, dispatchTask, type TaskHandlers } from "./tasks/dispatch.ts";
 import { runFetchTask } from "./tasks/fetch.ts";
 import type { ScrapeHooks } from "./tasks/hooks.ts";
 import { runMapTask } from "./tasks/map.ts";
-import { runPageTask } from "./tasks/page.ts";
+import { publishRefusedPage, runPageTask } from "./tasks/page.ts";
 import { runScrape } from "./tasks/scrape.ts";
 
 export interface BrowserWorkerOptions {
@@ -115,6 +115,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     slots: opts.slots,
     ackWaitMs: opts.ackWaitMs,
     maxPayload: nc.info?.max_payload ?? 1024 * 1024,
+    admit: admitTasks(metrics, (value, reply) => publishRefusedPage(nc, value, reply as TaskReply)),
     deadlineOf: (t) => t.deadline,
     onExpired: (t) => metrics.tasks.inc({ kind: t.kind, outcome: "expired" }),
     onBusy: (busy) => {

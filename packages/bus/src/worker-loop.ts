@@ -1,12 +1,20 @@
 import { type JsMsg, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers } from "@nats-io/transport-node";
-import { decodeJson, encodeJson } from "./codec.ts";
+import { encodeJson } from "./codec.ts";
 import { REPLY_HEADER, START_NOTICE_HEADER, TASK_STREAM, WORKER_CONSUMER } from "./subjects.ts";
+
+/** A message as the worker reads it: a task to run, or the reply that refuses it. */
+export type Admitted<T, R> = { task: T } | { refused: R };
 
 export interface SlotLoopOptions<T, R> {
   slots: number;
   ackWaitMs: number;
+  /**
+   * Read and check a message. A refused one (not JSON, an unknown kind, a malformed task) is answered
+   * with `refused` at once and terminated: never run, never retried. Must not throw.
+   */
+  admit: (data: Uint8Array) => Admitted<T, R> | Promise<Admitted<T, R>>;
   handle: (task: T) => Promise<R>;
   /**
    * Runs after the reply is sent and the task acked; the slot stays busy until it resolves. A live
@@ -35,7 +43,14 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
   const js = jetstream(nc);
 
   async function process(msg: JsMsg): Promise<void> {
-    const task = decodeJson<T>(msg.data);
+    const replyTo = msg.headers?.get(REPLY_HEADER);
+    const admitted = await opts.admit(msg.data);
+    if ("refused" in admitted) {
+      if (replyTo) nc.publish(replyTo, encodeJson(admitted.refused));
+      msg.term();
+      return;
+    }
+    const task = admitted.task;
     const deadline = opts.deadlineOf?.(task);
     if (deadline !== undefined && Date.now() > deadline) {
       opts.onExpired?.(task);
@@ -43,7 +58,6 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
       return;
     }
     const heartbeat = setInterval(() => msg.working(), Math.max(1000, opts.ackWaitMs / 3));
-    const replyTo = msg.headers?.get(REPLY_HEADER);
     let reply: R;
     try {
       if (replyTo && msg.headers?.get(START_NOTICE_HEADER)) {

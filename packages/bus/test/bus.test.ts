@@ -46,6 +46,7 @@ describe("task queue on a real nats-server", () => {
     queueTask<R>(nc, task, timeoutMs, {}, (data) => JSON.parse(new TextDecoder().decode(data)) as R);
 
   const common = {
+    admit: (data: Uint8Array) => ({ task: JSON.parse(new TextDecoder().decode(data)) as Echo }),
     ackWaitMs: 5000,
     maxPayload: 1 << 20,
     tooLarge: (): never => {

@@ -1,14 +1,16 @@
 import { decodeJson, encodeJson, SESSION_ENDED_SUBJECT, sessionSubject } from "@browserfleet/bus";
-import type {
-  ActResponse,
-  SessionActMessage,
-  SessionActReply,
-  SessionCloseReply,
-  SessionEnded,
-  SessionEndReason,
-  SessionOpenReply,
-  SessionOpenTask,
-  SessionRequest,
+import {
+  type ActResponse,
+  describeIssues,
+  type SessionActMessage,
+  type SessionActReply,
+  type SessionCloseReply,
+  type SessionEnded,
+  type SessionEndReason,
+  type SessionOpenReply,
+  type SessionOpenTask,
+  type SessionRequest,
+  sessionActMessage,
 } from "@browserfleet/contracts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -189,7 +191,9 @@ export class SessionHost {
 
   #onAct(s: LiveSession, msg: Msg): void {
     s.queue = s.queue.then(async () => {
-      const reply = await this.#act(s, decodeJson<SessionActMessage>(msg.data));
+      const read = readActMessage(msg.data);
+      if (!read.ok) this.metrics.tasksRefused.inc({ kind: "act", reason: read.reason });
+      const reply = read.ok ? await this.#act(s, read.value) : read.reply;
       let payload = encodeJson(reply);
       const max = this.nc.info?.max_payload ?? 1024 * 1024;
       if (payload.byteLength > max) {
@@ -271,4 +275,32 @@ export class SessionHost {
       end();
     }
   }
+}
+
+/**
+ * Read an act message against its schema. One that is not JSON or not an act message is refused with a
+ * 500 internal reply naming the fields at fault; the session goes on.
+ */
+export function readActMessage(
+  data: Uint8Array,
+):
+  | { ok: true; value: SessionActMessage }
+  | { ok: false; reason: "not_json" | "malformed"; reply: SessionActReply } {
+  const refuse = (reason: "not_json" | "malformed", problem: string) => ({
+    ok: false as const,
+    reason,
+    reply: {
+      ok: false as const,
+      error: { code: "internal", message: `the browser worker refused a ${problem}`, status: 500 },
+    },
+  });
+  let value: unknown;
+  try {
+    value = decodeJson<unknown>(data);
+  } catch (err) {
+    return refuse("not_json", `act message that is not JSON: ${(err as Error).message}`);
+  }
+  const parsed = sessionActMessage.safeParse(value);
+  if (!parsed.success) return refuse("malformed", `malformed act message: ${describeIssues(parsed.error)}`);
+  return { ok: true, value: parsed.data };
 }

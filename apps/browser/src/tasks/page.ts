@@ -20,6 +20,21 @@ async function linksOf(page: Page, max: number): Promise<string[]> {
 }
 
 /**
+ * Answer a page task the worker refused (malformed) on the results stream when it names its job, page
+ * and task, so the job records the page as failed instead of waiting for its timeout.
+ */
+export async function publishRefusedPage(
+  nc: NatsConnection,
+  value: unknown,
+  reply: TaskReply,
+): Promise<void> {
+  const v = (typeof value === "object" && value !== null ? value : {}) as Partial<Record<string, unknown>>;
+  if (typeof v.jobId !== "string" || !Number.isInteger(v.pageId) || typeof v.taskId !== "string") return;
+  const result: PageResult = { jobId: v.jobId, pageId: v.pageId as number, taskId: v.taskId, reply };
+  await jetstream(nc).publish(RESULTS_SUBJECT, encodeJson(result), { msgID: v.taskId });
+}
+
+/**
  * One page of a batch or crawl. The result goes to the results stream before the task is acked (the
  * slot loop acks after this returns), so a worker that dies before publishing leaves the task to be
  * redelivered, and one that dies after publishing leaves a duplicate the jobs program ignores.
