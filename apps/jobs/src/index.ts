@@ -171,7 +171,10 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   };
   const poll = setInterval(wake, config.JOBS_POLL_MS);
   const wakeSub = nc.subscribe(JOBS_WAKE_SUBJECT, { callback: () => wake() });
-  const results = consumeResults(nc, record, log);
+  const results = consumeResults(nc, record, log, (problem) => {
+    metrics.malformedResults.inc();
+    log(problem);
+  });
 
   const sweep = setInterval(() => {
     deleteExpiredJobs(db.db).catch((err) => log(`sweep failed: ${(err as Error).message}`));

@@ -43,7 +43,22 @@ export function createJobsMetrics() {
     labelNames: ["kind"],
     registers: [registry],
   });
-  return { registry, jobs, pages, dispatched, queueDepth, crawlRate, jobsEnded, cachedPages };
+  const malformedResults = new Counter({
+    name: "fleet_job_results_malformed_total",
+    help: "Page results on the results stream that did not match the contract (a page that names itself is recorded failed)",
+    registers: [registry],
+  });
+  return {
+    registry,
+    jobs,
+    pages,
+    dispatched,
+    queueDepth,
+    crawlRate,
+    jobsEnded,
+    cachedPages,
+    malformedResults,
+  };
 }
 export type JobsMetrics = ReturnType<typeof createJobsMetrics>;
 

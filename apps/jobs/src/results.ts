@@ -1,17 +1,19 @@
 import { decodeJson, JOBS_CONSUMER, RESULTS_STREAM } from "@browserfleet/bus";
-import type { PageResult } from "@browserfleet/contracts";
+import { checkReceived, type PageResult, pageResult } from "@browserfleet/contracts";
 import { type JsMsg, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 
 /**
  * Pull page results from the durable results consumer and hand each to `handle`; ack only after it
  * returns, so a jobs process that dies mid-way leaves the result to be redelivered (recording is
- * idempotent). Survives NATS restarts by retrying the pull.
+ * idempotent). Survives NATS restarts by retrying the pull. A result that is not a PageResult (a worker
+ * of another version) goes to `malformed`, and is recorded as the page's failure when it names its page.
  */
 export function consumeResults(
   nc: NatsConnection,
   handle: (r: PageResult) => Promise<void>,
   log: (msg: string) => void,
+  malformed: (problem: string) => void = log,
 ): { stop(): Promise<void> } {
   let stopping = false;
   const js = jetstream(nc);
@@ -32,10 +34,10 @@ export function consumeResults(
   })();
 
   async function one(msg: JsMsg): Promise<void> {
-    let result: PageResult;
-    try {
-      result = decodeJson<PageResult>(msg.data);
-    } catch {
+    const read = readResult(msg.data);
+    if (read.problem !== undefined) malformed(read.problem);
+    const result = read.result;
+    if (!result) {
       msg.term();
       return;
     }
@@ -52,6 +54,34 @@ export function consumeResults(
     async stop() {
       stopping = true;
       await loop;
+    },
+  };
+}
+
+/**
+ * A message of the results stream checked against the contract. A malformed one that still names its
+ * job, page and task becomes that page's failure, so the job does not wait for the page's timeout.
+ */
+export function readResult(data: Uint8Array): { result?: PageResult; problem?: string } {
+  let value: unknown;
+  try {
+    value = decodeJson<unknown>(data);
+  } catch (err) {
+    return { problem: `a page result that is not JSON: ${(err as Error).message}` };
+  }
+  const checked = checkReceived(pageResult, "page result", value);
+  if (checked.ok) return { result: checked.value };
+  const v = (typeof value === "object" && value !== null ? value : {}) as Partial<Record<string, unknown>>;
+  if (typeof v.jobId !== "string" || !Number.isInteger(v.pageId) || typeof v.taskId !== "string")
+    return { problem: checked.problem };
+  const message = `the browser worker's result could not be read (${checked.problem})`;
+  return {
+    problem: checked.problem,
+    result: {
+      jobId: v.jobId,
+      pageId: v.pageId as number,
+      taskId: v.taskId,
+      reply: { ok: false, error: { code: "internal", message, status: 500 } },
     },
   };
 }
