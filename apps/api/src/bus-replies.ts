@@ -10,12 +10,12 @@ import type { ApiMetrics } from "./metrics.ts";
  * charged.
  */
 export function malformedReply(
-  metrics: Pick<ApiMetrics, "malformedReplies">,
+  metrics: Pick<ApiMetrics, "malformedMessages">,
   kind: string,
   problem: string,
   what: string,
 ): ApiError {
-  metrics.malformedReplies.inc({ kind });
+  metrics.malformedMessages.inc({ kind });
   return new ApiError(
     "internal",
     `a browser worker answered the ${what} with a reply this api cannot read (${problem}); nothing was charged; try again`,
@@ -27,7 +27,7 @@ export function malformedReply(
  * a reply that is not JSON or not what the schema declares is a malformedReply.
  */
 export function readReply<S extends z.ZodType>(
-  metrics: Pick<ApiMetrics, "malformedReplies">,
+  metrics: Pick<ApiMetrics, "malformedMessages">,
   schema: S,
   kind: string,
   what: string,

@@ -87,9 +87,9 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["status"],
       registers: [registry],
     }),
-    malformedReplies: new Counter({
-      name: "fleet_bus_malformed_replies_total",
-      help: "Replies from browser workers that did not match the task table (answered 500 internal), by task kind (act and close for session messages)",
+    malformedMessages: new Counter({
+      name: "fleet_bus_malformed_messages_total",
+      help: "Messages from browser workers that did not match the contracts, by kind: a task kind for a task's reply (answered 500 internal), act and close for a session's replies, session_ended for its end event (ignored)",
       labelNames: ["kind"],
       registers: [registry],
     }),

@@ -26,7 +26,7 @@ const newMetrics = () =>
   });
 
 async function malformedCount(metrics: ReturnType<typeof newMetrics>, kind: string): Promise<number> {
-  const { values } = await metrics.malformedReplies.get();
+  const { values } = await metrics.malformedMessages.get();
   return values.find((v) => v.labels.kind === kind)?.value ?? 0;
 }
 
