@@ -11,7 +11,7 @@ import {
   startSlotLoops,
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
-import type { BrowserTask, TaskReply } from "@browserfleet/contracts";
+import type { BrowserTask } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
@@ -115,7 +115,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     slots: opts.slots,
     ackWaitMs: opts.ackWaitMs,
     maxPayload: nc.info?.max_payload ?? 1024 * 1024,
-    admit: admitTasks(metrics, (value, reply) => publishRefusedPage(nc, value, reply as TaskReply)),
+    admit: admitTasks(metrics, (value, reply) => publishRefusedPage(nc, value, reply)),
     deadlineOf: (t) => t.deadline,
     onExpired: (t) => metrics.tasks.inc({ kind: t.kind, outcome: "expired" }),
     onBusy: (busy) => {

@@ -6,12 +6,15 @@ import {
   type MapReply,
   type SessionOpenReply,
   TASK_KINDS,
+  type TaskError,
   type TaskKind,
   type TaskReply,
 } from "@browserfleet/contracts";
 import type { BrowserMetrics } from "../metrics.ts";
 
 export type AnyReply = TaskReply | SessionOpenReply | MapReply | FetchReply;
+/** The error reply every kind shares. */
+export type ErrorReply = { ok: false; error: TaskError };
 
 /** How each kind of task is run; a kind missing here does not compile. */
 export type TaskHandlers = {
@@ -25,10 +28,14 @@ export function dispatchTask(handlers: TaskHandlers, task: BrowserTask): Promise
   return (handlers[task.kind] as (t: BrowserTask) => Promise<AnyReply>)(task);
 }
 
-function unknownKind(kind: string): AnyReply {
+function unknownKind(kind: string, more = ""): ErrorReply {
   return {
     ok: false,
-    error: { code: "unavailable", message: `this browser worker cannot run ${kind} tasks`, status: 503 },
+    error: {
+      code: "unavailable",
+      message: `this browser worker cannot run ${kind} tasks${more}`,
+      status: 503,
+    },
   };
 }
 
@@ -46,7 +53,9 @@ export interface Refusal {
  * update) is 503 unavailable, as dispatchTask answers it; anything else malformed is 500 internal, with
  * the fields at fault.
  */
-export function readTask(data: Uint8Array): Admitted<BrowserTask, AnyReply> & { refusal?: Refusal } {
+export function readTask(
+  data: Uint8Array,
+): { task: BrowserTask } | { refused: ErrorReply; refusal: Refusal } {
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(data));
@@ -64,9 +73,10 @@ export function readTask(data: Uint8Array): Admitted<BrowserTask, AnyReply> & { 
         refused: internal(`the browser worker refused a message: ${checked.problem}`),
         refusal: { kind: "other", reason: "malformed", value },
       };
-    const reply = unknownKind(checked.unknownKind.slice(0, 100));
-    if (!reply.ok) reply.error.message += ` (it runs ${TASK_KINDS.join(", ")})`;
-    return { refused: reply, refusal: { kind: "other", reason: "unknown_kind", value } };
+    return {
+      refused: unknownKind(checked.unknownKind.slice(0, 100), ` (it runs ${TASK_KINDS.join(", ")})`),
+      refusal: { kind: "other", reason: "unknown_kind", value },
+    };
   }
   return {
     refused: internal(`the browser worker refused a ${checked.problem}`),
@@ -80,11 +90,11 @@ export function readTask(data: Uint8Array): Admitted<BrowserTask, AnyReply> & { 
  */
 export function admitTasks(
   metrics: Pick<BrowserMetrics, "tasksRefused">,
-  refusePage: (value: unknown, reply: AnyReply) => Promise<void>,
+  refusePage: (value: unknown, reply: ErrorReply) => Promise<void>,
 ): (data: Uint8Array) => Promise<Admitted<BrowserTask, AnyReply>> {
   return async (data) => {
     const admitted = readTask(data);
-    if ("refused" in admitted && admitted.refusal) {
+    if ("refused" in admitted) {
       const { kind, reason, value } = admitted.refusal;
       metrics.tasksRefused.inc({ kind, reason });
       if (kind === "page") await refusePage(value, admitted.refused).catch(() => {});
@@ -93,6 +103,6 @@ export function admitTasks(
   };
 }
 
-function internal(message: string): AnyReply {
+function internal(message: string): ErrorReply {
   return { ok: false, error: { code: "internal", message, status: 500 } };
 }
