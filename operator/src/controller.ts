@@ -75,6 +75,7 @@ export class PoolController {
   private readonly memory = new Map<string, PoolMemory>();
   private readonly lastScaleLabels = new Map<string, Record<string, string>>();
   private stopped = true;
+  private synced = false;
 
   constructor(
     kc: KubeConfig,
@@ -105,18 +106,19 @@ export class PoolController {
     for (const verb of ["add", "update", "delete"] as const) {
       pools.on(verb, (p) => {
         if (verb === "delete") this.forget(p);
-        else this.queue.add(keyOf(p));
+        else this.enqueue(keyOf(p));
       });
       deployments.on(verb, (d) => {
         const k = poolOf(d);
-        if (k) this.queue.add(k, 50);
+        if (k) this.enqueue(k, 50);
       });
       pods.on(verb, (p) => {
         const k = poolOf(p);
-        if (k) this.queue.add(k, 200);
+        if (k) this.enqueue(k, 200);
       });
     }
     await startInformers(this.informers, { stopped: () => this.stopped, log: this.o.log });
+    this.synced = true;
     this.enqueueAll();
   }
 
@@ -133,7 +135,15 @@ export class PoolController {
 
   private enqueueAll(delay = 0): void {
     for (const p of this.informers.pools.list())
-      this.queue.add(`${p.metadata.namespace}/${p.metadata.name}`, delay);
+      this.enqueue(`${p.metadata.namespace}/${p.metadata.name}`, delay);
+  }
+
+  /**
+   * Nothing is reconciled before every cache has its first list: a pool seen before its Deployment would
+   * look new, and be written back to minReplicas.
+   */
+  private enqueue(key: string, delay = 0): void {
+    if (this.synced) this.queue.add(key, delay);
   }
 
   private forget(p: BrowserPool): void {
@@ -171,11 +181,7 @@ export class PoolController {
 
   /** One pass over one pool: observe, plan, act. */
   private async reconcile(pool: BrowserPool): Promise<ReconcileResult> {
-    const deployment = this.informers.deployments.get(
-      deploymentName(pool.metadata.name),
-      pool.metadata.namespace,
-    );
-    const observed = await this.observe(pool, deployment);
+    const { observed, deployment } = await this.observe(pool);
     const p = plan(observed);
     if (p.action === "none") return "success";
     if (p.action === "report") {
@@ -207,16 +213,18 @@ export class PoolController {
     return "success";
   }
 
-  private async observe(pool: BrowserPool, deployment: V1Deployment | undefined): Promise<Observed> {
+  /** The load from NATS, then the pool's Deployment and pods from the caches (fresh after the read). */
+  private async observe(pool: BrowserPool): Promise<{ observed: Observed; deployment?: V1Deployment }> {
     let load: Observed["load"];
     try {
       load = { fleet: await this.load.read() };
     } catch (err) {
       load = { error: (err as Error).message };
     }
+    const { name, namespace } = pool.metadata;
+    const deployment = this.informers.deployments.get(deploymentName(name), namespace);
     const byPod = new Map<string, WorkerState>();
     for (const w of "fleet" in load ? load.fleet.workers : []) byPod.set(w.workerId, w);
-    const { name, namespace } = pool.metadata;
     const pods: ObservedPod[] = this.informers.pods
       .list(namespace)
       .filter((p) => p.metadata?.labels?.[POOL_LABEL] === name && ownedBySameDeployment(p, deployment))
@@ -227,7 +235,7 @@ export class PoolController {
         terminating: !!p.metadata?.deletionTimestamp,
         deletionCost: p.metadata?.annotations?.[DELETION_COST_ANNOTATION],
       }));
-    return {
+    const observed: Observed = {
       now: Date.now(),
       pool,
       deployment: deployment && {
@@ -240,6 +248,7 @@ export class PoolController {
       load,
       memory: this.memory.get(pool.metadata.uid),
     };
+    return { observed, deployment };
   }
 
   private recordScale(pool: BrowserPool, s: ScaleEvent): void {
