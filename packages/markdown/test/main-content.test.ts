@@ -193,6 +193,22 @@ describe("onlyMainContent on other page shapes", () => {
     assert.doesNotMatch(markdown, /^67$/m, "a vote count on a line of its own");
   });
 
+  it("keeps sections whose names only look like furniture: component prefixes, accordions, camelCase words", () => {
+    const para = (topic: string) =>
+      `<p>Our ${topic} team works with yours from the first workshop to the last review, and stays on call for a year after launch.</p>`;
+    const html = `<html><body>
+      <nav class="mainNav"><a href="/">Home</a> <a href="/services">Services</a> <a href="/about">About</a></nav>
+      <main><h1>Security services</h1>${para("strategy")}
+        <div class="cmp-text">${para("assessment")}</div>
+        <div class="contact_section lm_navSource"><h2>Managed detection</h2>${para("detection")}</div>
+        <div class="panel-group accordion" role="tablist"><h3>How long does it take?</h3>${para("delivery")}</div>
+      </main></body></html>`;
+    const { markdown } = main(html, { baseUrl: "https://consult.example/services/security" });
+    for (const kept of ["strategy team", "assessment team", "detection team", "delivery team"])
+      assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}`);
+    assert.ok(!markdown.includes("[About]"), "the camelCase mainNav is still navigation");
+  });
+
   it("leaves out dialogs kept in the markup, even a policy longer than the page", () => {
     const policy = "We collect the information you give us when you order, and use it to deliver. ".repeat(
       80,

@@ -26,7 +26,6 @@ export const FURNITURE_ROLES = new Set([
   "toolbar",
   "dialog",
   "alertdialog",
-  "tablist",
 ]);
 
 /**
@@ -86,7 +85,9 @@ const BOILERPLATE_WORDS = [
   "cookie-?(?:banner|bar|notice|consent|popup|law|message|warning)",
   "consent",
   "gdpr",
-  "cmp",
+  // Consent platforms by name; a bare "cmp" is also Adobe Experience Manager's prefix for every component.
+  "qc-?cmp\\d*",
+  "cmpbox",
   "popup",
   "modal",
   "overlay",
@@ -114,6 +115,11 @@ const BOILERPLATE_WORDS = [
   "credits",
 ];
 const BOILERPLATE = new RegExp(`(?:^|[\\s_-])(?:${BOILERPLATE_WORDS.join("|")})(?:$|[\\s_-]|\\d)`, "i");
+/**
+ * In camelCase names a boilerplate word counts only as the last word ("mainNav", "siteFooter"):
+ * "navSource" or "headerImage" name parts of the content.
+ */
+const BOILERPLATE_AT_END = new RegExp(`(?:^|[\\s_-])(?:${BOILERPLATE_WORDS.join("|")})(?:$|\\s)`, "i");
 /** Reader comments: boilerplate around an article, the content itself on a forum. */
 const COMMENT_WORDS = /(?:^|[\s_-])(?:comments?|comment-?list|disqus|respond|replies)(?:$|[\s_-]|\d)/i;
 
@@ -156,8 +162,11 @@ export function looksLikeBoilerplate(el: Element, commentsAreContent = false): b
   if (CONTENT_KINDS.has(el.nodeName)) return false;
   const role = el.getAttribute("role")?.trim().toLowerCase();
   if (role && FURNITURE_ROLES.has(role)) return true;
-  const names = wordsOf(el);
-  return names !== "" && (BOILERPLATE.test(names) || (!commentsAreContent && COMMENT_WORDS.test(names)));
+  const names = namesOf(el);
+  if (names === "") return false;
+  if (BOILERPLATE.test(names)) return true;
+  const words = wordsOf(el);
+  return BOILERPLATE_AT_END.test(words) || (!commentsAreContent && COMMENT_WORDS.test(words));
 }
 
 export function looksLikeContent(el: Element): boolean {
@@ -194,7 +203,8 @@ const NEVER_CONTENT_WORDS = [
   "cookie-?(?:banner|bar|notice|consent|policy-?banner|popup|law|message|warning)",
   "consent",
   "gdpr",
-  "cmp",
+  "qc-?cmp\\d*",
+  "cmpbox",
   "onetrust",
   "cc-?(?:banner|window)",
   "share",
