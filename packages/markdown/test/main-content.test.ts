@@ -198,12 +198,13 @@ describe("onlyMainContent on other page shapes", () => {
       `<p>Our ${topic} team works with yours from the first workshop to the last review, and stays on call for a year after launch.</p>`;
     const html = `<html><body>
       <nav class="mainNav"><a href="/">Home</a> <a href="/services">Services</a> <a href="/about">About</a></nav>
-      <main><h1>Security services</h1>${para("strategy")}
+      <main><h1>Security services</h1><div class="intro">${para("strategy")}${para("planning")}${para("design")}</div>
         <div class="cmp-text">${para("assessment")}</div>
         <div class="contact_section lm_navSource"><h2>Managed detection</h2>${para("detection")}</div>
         <div class="panel-group accordion" role="tablist"><h3>How long does it take?</h3>${para("delivery")}</div>
       </main></body></html>`;
-    const { markdown } = main(html, { baseUrl: "https://consult.example/services/security" });
+    const { markdown, mainContent } = main(html, { baseUrl: "https://consult.example/services/security" });
+    assert.equal(mainContent, "extracted");
     for (const kept of ["strategy team", "assessment team", "detection team", "delivery team"])
       assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}`);
     assert.ok(!markdown.includes("[About]"), "the camelCase mainNav is still navigation");
