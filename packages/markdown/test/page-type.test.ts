@@ -75,6 +75,20 @@ describe("page types", () => {
     assert.equal(main(listing, "https://news.example/science/").pageType, "listing");
   });
 
+  it("a product's own page with a rail of other products under it stays a product", () => {
+    const page = `<html><head><title>Switch OLED, refurbished</title></head><body>${chrome}
+      <main><h1>Switch OLED White, refurbished</h1><p>$299.99</p>
+      ${prose("the console", 4)}
+      <section><h2>Customers also viewed</h2><ul class="product-grid">${Array.from({ length: 8 }, (_, i) => card(i + 1)).join("")}</ul></section>
+      </main>${footer}</body></html>`;
+    const seen = main(page, "https://shop.example/us/store/products/switch-oled-white-117023/");
+    assert.equal(seen.pageType, "product");
+    assert.ok(seen.markdown.includes("Paragraph 3 about the console"));
+    assert.ok(!seen.markdown.includes("Trail Runner Model 4"), "the other products go");
+    // The same grid at a category's address is the page.
+    assert.equal(main(page, "https://shop.example/store/consoles/").pageType, "collection");
+  });
+
   it("is absent without onlyMainContent, and set by the caller when it knows better", () => {
     assert.equal(htmlToMarkdown(collection, { baseUrl: "https://shop.example/c/x" }).pageType, undefined);
     const told = htmlToMarkdown(article, {

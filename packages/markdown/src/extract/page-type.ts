@@ -125,6 +125,10 @@ const URL_SIGNS: Array<[RegExp, PageType, number]> = [
   ],
 ];
 
+/** One product's own address, and the share of the page its rails of other products stay under. */
+const PRODUCT_PATH = /\/(?:products?|p|dp|itm|ip|pr|item)\/[^/]+/;
+const OTHER_ITEMS_SHARE = 0.5;
+
 const SCHEMA_SIGNS: Array<[RegExp, PageType, number]> = [
   [/^(?:discussionforumposting|qapage|question|answer|comment|socialmediaposting)$/, "forum", 3],
   [/^(?:techarticle|apireference|softwaresourcecode)$/, "documentation", 3],
@@ -175,8 +179,12 @@ export function classifyPage(
   // The body's shape.
   if (shape.items >= 6 && shape.itemShare >= 0.2) {
     const priced = shape.pricedItems >= 0.5 * shape.items;
-    scores[priced ? "collection" : "listing"] += 1 + 4 * shape.itemShare;
-    if (priced) scores.product -= 1.5;
+    // A product's own address with other products under it (similar items, also viewed) stays a product.
+    const oneProduct = PRODUCT_PATH.test(hints.path) && shape.itemShare < OTHER_ITEMS_SHARE;
+    if (!oneProduct) {
+      scores[priced ? "collection" : "listing"] += 1 + 4 * shape.itemShare;
+      if (priced) scores.product -= 1.5;
+    }
   }
   if (shape.posts >= 3) scores.forum += Math.min(3, shape.posts / 3);
   if (shape.codeBlocks >= 3) scores.documentation += Math.min(3, shape.codeBlocks / 3);
