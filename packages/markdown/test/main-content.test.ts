@@ -210,6 +210,32 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(!markdown.includes("[About]"), "the camelCase mainNav is still navigation");
   });
 
+  it("keeps each reply's own words but not its quote of a post the thread already shows", () => {
+    const first =
+      "I want a closed headphone for the office with a wide stage, good separation and no leaking sound at all.";
+    const other =
+      "A colleague swears by his studio monitors from the nineties, which he found second hand at a fair.";
+    const html = `<html><body><main><h1>Best closed headphones</h1>
+      <article class="message"><a href="/u/anna">anna</a><div class="bbWrapper">${first}</div></article>
+      <article class="message"><a href="/u/ben">ben</a><div class="bbWrapper">
+        <blockquote class="bbCodeBlock bbCodeBlock--quote">anna said: ${first}</blockquote>
+        For the office, take a sealed planar: it isolates well and its stage is wider than most closed backs manage.</div></article>
+      <article class="message"><a href="/u/cara">cara</a><div class="bbWrapper">
+        <blockquote class="bbCodeBlock bbCodeBlock--quote">${other}</blockquote>
+        Quoting from another thread here, since the advice there about used gear is worth repeating for this one.</div></article>
+    </main></body></html>`;
+    const { markdown } = main(html, {
+      baseUrl: "https://forum.example/threads/best-closed-headphones.9734/",
+    });
+    assert.equal(
+      markdown.split("no leaking sound").length - 1,
+      1,
+      "the first post once, not again in the quote",
+    );
+    assert.ok(markdown.includes("take a sealed planar"));
+    assert.ok(markdown.includes("studio monitors from the nineties"), "a quote from elsewhere stays");
+  });
+
   it("leaves out dialogs kept in the markup, even a policy longer than the page", () => {
     const policy = "We collect the information you give us when you order, and use it to deliver. ".repeat(
       80,

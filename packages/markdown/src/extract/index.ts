@@ -10,6 +10,7 @@ import { type BodyShape, classifyPage, type PageHints, type PageType } from "./p
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { removePostChrome } from "./post-chrome.ts";
 import { removeProductAsides } from "./product-sections.ts";
+import { removeRepeatedQuotes } from "./quoted-posts.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
 import { removeShopControls } from "./shop-controls.ts";
 
@@ -394,6 +395,9 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   }
   pruneInside(container, tallies);
   if (SHOP_TYPES.has(pageType)) removeShopControls(container);
-  if (pageType === "forum") removePostChrome(container);
+  if (pageType === "forum") {
+    removePostChrome(container);
+    removeRepeatedQuotes(container);
+  }
   return { root: container, status: "extracted", pageType };
 }
