@@ -98,6 +98,8 @@ interface Found {
   /** React streaming: hidden segments (id S:n) and the placeholders they replace (template id B:n). */
   segments: Element[];
   slots: Map<string, Element>;
+  /** Ids of panels a disclosure button opens (aria-expanded with aria-controls): content one click away. */
+  controlled: Set<string>;
 }
 
 function survey(root: Element, meta: PageMeta): Found {
@@ -108,6 +110,7 @@ function survey(root: Element, meta: PageMeta): Found {
     noscripts: [],
     segments: [],
     slots: new Map(),
+    controlled: new Set(),
   };
   walkElements(root, (el) => {
     // SVG subtrees are never entered, so an icon's <title> cannot win.
@@ -125,6 +128,10 @@ function survey(root: Element, meta: PageMeta): Found {
     if (id?.startsWith("S:") && el.nodeName === "DIV" && el.hasAttribute("hidden")) {
       found.segments.push(el);
       return true;
+    }
+    if (el.hasAttribute("aria-expanded")) {
+      for (const controlled of el.getAttribute("aria-controls")?.split(/\s+/) ?? [])
+        if (controlled) found.controlled.add(controlled);
     }
     const v = verdict(el);
     if (v === "remove") found.removed.push(el);
@@ -177,6 +184,9 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   const body = root.querySelector("body") ?? root;
   const noscriptChars = () => found.noscripts.reduce((n, el) => n + textChars(el), 0);
   const pageChars = textChars(body) - noscriptChars();
+  // A collapsed disclosure panel (an accordion's answer) is content one click away, like hidden=until-found.
+  if (found.controlled.size > 0)
+    found.hidden = found.hidden.filter((el) => !found.controlled.has(el.getAttribute("id") ?? ""));
   // The outermost hidden elements, each with its text measured once.
   const outermost = new Map<Element, number>();
   let last: Element | undefined;

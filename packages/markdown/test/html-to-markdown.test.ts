@@ -197,6 +197,18 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /closed menu|icon/);
   });
 
+  it("keeps an accordion's collapsed answers (content one click away) but not other hidden parts", () => {
+    const out = md(`<html><body><h1>Shipping</h1>
+      <button aria-expanded="false" aria-controls="faq-1">How fast do orders ship?</button>
+      <div id="faq-1" role="region" aria-hidden="true"><p>Most orders ship within two days of ordering.</p></div>
+      <button aria-expanded="false" aria-controls="faq-2">Can I return an item?</button>
+      <div id="faq-2" hidden><p>Unused items come back within fourteen days for a refund.</p></div>
+      <div id="cart-drawer" style="display:none">Your cart is empty</div></body></html>`);
+    assert.match(out, /Most orders ship within two days/);
+    assert.match(out, /Unused items come back within fourteen days/);
+    assert.doesNotMatch(out, /Your cart is empty/);
+  });
+
   it("reads a script-built page from its <noscript> when that is where its content is", () => {
     const page = (visible: string) =>
       md(`<html><body><div id="app">${visible}</div><noscript><div class="crawler">
