@@ -1,0 +1,117 @@
+import {
+  claimWalletPayment,
+  recordWalletSettlement,
+  releaseWalletPayment,
+  type WalletPaymentClaim,
+} from "@browserfleet/billing";
+import type { Db } from "@browserfleet/db";
+import { ApiError } from "../errors.ts";
+import { PaymentError, type Quote, type VerifiedPayment, type X402Payments } from "../payments/x402.ts";
+import { type CallBooks, price, statusOf, type WayOfPaying } from "./way-of-paying.ts";
+
+/** Claims on x402 authorization nonces in PostgreSQL: a payment runs work at most once. */
+export interface WalletClaims {
+  /** The claim's id, or undefined when the nonce was already claimed (a replay). */
+  claim(c: WalletPaymentClaim): Promise<string | undefined>;
+  settled(claimId: string, transaction: string): Promise<void>;
+  /** Drop the claim: the authorization was not used and may be sent again. */
+  release(claimId: string): Promise<void>;
+}
+
+export const ledgerWalletClaims = (db: Db): WalletClaims => ({
+  claim: (c) => claimWalletPayment(db, c),
+  settled: (claimId, transaction) => recordWalletSettlement(db, claimId, transaction),
+  release: (claimId) => releaseWalletPayment(db, claimId),
+});
+
+/** The x402 facilitator side: quote, verify before the work, settle after it. */
+export type Facilitator = Pick<X402Payments, "challenge" | "verify" | "settle">;
+
+/** `error` with the x402 quote in its PAYMENT-REQUIRED header, so a wallet can pay and repeat the call. */
+export function challenge(x402: Pick<X402Payments, "challenge">, quote: Quote, error: ApiError): ApiError {
+  const c = x402.challenge({ ...quote, error: error.message });
+  return new ApiError(
+    error.code,
+    error.message,
+    error.details,
+    { "PAYMENT-REQUIRED": c.header },
+    error.extra,
+  );
+}
+
+/**
+ * A wallet paying with x402: the PAYMENT-SIGNATURE is verified and its nonce claimed before any work, and
+ * settled only if something came out. The `exact` scheme pays the whole quote: a call where only some of
+ * it came out is settled in full; one where nothing came out is not settled, and its claim is dropped.
+ */
+export function wallet(
+  deps: { x402: Facilitator; claims: WalletClaims; books: CallBooks },
+  payment: { signature: string; resourceUrl: string },
+): WayOfPaying {
+  const { x402, claims, books } = deps;
+  return {
+    async reserve(call) {
+      const quote = {
+        amountMicros: call.quote.micros,
+        resourceUrl: payment.resourceUrl,
+        description: call.description,
+      };
+      let verified: VerifiedPayment;
+      try {
+        verified = await x402.verify(payment.signature, quote);
+      } catch (err) {
+        if (err instanceof PaymentError)
+          throw challenge(
+            x402,
+            quote,
+            new ApiError(err.code, err.message, undefined, undefined, { price: price(call.quote.micros) }),
+          );
+        throw err;
+      }
+      const claim = await claims.claim({
+        network: verified.network,
+        asset: verified.asset,
+        nonce: verified.nonce,
+        payer: verified.payer,
+        amountMicros: verified.amountMicros,
+        route: call.route,
+        requestId: call.requestId,
+      });
+      if (!claim)
+        throw challenge(
+          x402,
+          quote,
+          new ApiError("payment_replayed", "this payment authorization was already used; sign a new one"),
+        );
+      const payer = { payer: verified.payer };
+      return {
+        payer: { kind: "wallet", address: verified.payer },
+        async commit(actualMicros) {
+          if (actualMicros === 0) {
+            // Nothing came out: the authorization is not used and may be sent again.
+            await claims.release(claim);
+            books.usage(200, 0, payer);
+            return;
+          }
+          try {
+            const settled = await x402.settle(verified);
+            await claims.settled(claim, settled.transaction);
+            books.setHeader("PAYMENT-RESPONSE", settled.header);
+          } catch (err) {
+            await claims.release(claim);
+            books.usage(402, 0, payer);
+            if (err instanceof PaymentError)
+              throw new ApiError("payment_failed", `settlement failed: ${err.message}`);
+            throw err;
+          }
+          books.charged("wallet", verified.amountMicros);
+          books.usage(200, verified.amountMicros, payer);
+        },
+        async cancel(failure) {
+          await claims.release(claim);
+          books.usage(statusOf(failure), 0, payer);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { type Quote, usd } from "@browserfleet/pricing";
+import type { AllowanceRoute } from "../allowance/index.ts";
+import { ApiError } from "../errors.ts";
+
+/** Who pays for a call. */
+export type Payer =
+  | { kind: "account"; accountId: string }
+  | { kind: "wallet"; address: string }
+  | { kind: "allowance"; client: string };
+
+/** What the work of a priced call returns. */
+export interface PaidWork<T> {
+  result: T;
+  /** What the caller owes for what came out. 0 means nothing came out: nothing is charged. */
+  chargeMicros: number;
+  /**
+   * Of the free allowance units the call asked for (an act: one per action), how many it used (the
+   * actions that ran). Unset: all of them, if anything came out.
+   */
+  allowanceUnitsUsed?: number;
+}
+
+/** What a way of paying needs to know of the call it sets money (or allowance) aside for. */
+export interface CallToReserve {
+  /** The route's name in usage rows, metrics and the free allowance. */
+  route: AllowanceRoute;
+  /** The validated request, for the free allowance's rules. */
+  request: unknown;
+  quote: Quote;
+  /** What the wallet's 402 challenge says the call is. */
+  description: string;
+  /** How long a hold may stay open before the reaper refunds it (the call's worst-case duration). */
+  holdMs: number;
+  requestId: string;
+}
+
+/** The call's price, set aside until the work is done. */
+export interface Reservation {
+  payer: Payer;
+  /**
+   * The work is done: pay for what came out, `actualMicros` (0: nothing came out, nothing is charged), and
+   * give back the rest. `unitsUsed`: of the free allowance units the call took, how many it used.
+   */
+  commit(actualMicros: number, unitsUsed?: number): Promise<void>;
+  /** The work failed (`failure` is what it threw): give back everything, charge nothing. */
+  cancel(failure: unknown): Promise<void>;
+}
+
+/** Key balance, balance lease, keyless allowance or wallet. */
+export interface WayOfPaying {
+  /** Set the call's price aside, or refuse with the 402 that says why. */
+  reserve(call: CallToReserve): Promise<Reservation>;
+}
+
+/** Who a usage row is for. */
+export type UsageOf = { accountId?: string; payer?: string };
+
+/** What a way of paying reports about its call: the usage row, the money metrics, response headers. */
+export interface CallBooks {
+  usage(status: number, priceMicros: number, who: UsageOf): void;
+  charged(payer: "account" | "wallet", micros: number): void;
+  refunded(micros: number): void;
+  setHeader(name: string, value: string): void;
+}
+
+/** Reserve → work → commit what came out, or cancel when the work threw. */
+export async function runPaid<T>(
+  way: WayOfPaying,
+  call: CallToReserve,
+  work: (payer: Payer) => Promise<PaidWork<T>>,
+): Promise<T> {
+  const held = await way.reserve(call);
+  let done: PaidWork<T>;
+  try {
+    done = await work(held.payer);
+  } catch (err) {
+    await held.cancel(err);
+    throw err;
+  }
+  await held.commit(done.chargeMicros, done.allowanceUnitsUsed);
+  return done.result;
+}
+
+export const price = (micros: number) => ({ usd: usd(micros), micros });
+
+export const statusOf = (err: unknown) => (err instanceof ApiError ? err.status : 500);
+
+export const insufficient = (quote: number, balance: number) =>
+  new ApiError(
+    "insufficient_balance",
+    `this call costs ${usd(quote)} and the balance is ${usd(balance)}; top up to continue`,
+    undefined,
+    undefined,
+    { price: price(quote), balance: price(balance) },
+  );
