@@ -1,0 +1,574 @@
+/**
+ * Each way of paying (key balance, balance lease, keyless allowance, wallet) through the same
+ * reserve → work → commit/cancel that payFor runs, against in-memory fakes of its narrow dependencies:
+ * what the caller is charged, what goes back when the work fails or nothing came out. No server, no
+ * database (the e2e tests run the real ledger, allowance counters and chain).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ChargeResult, HoldResult, Settlement, WalletPaymentClaim } from "@browserfleet/billing";
+import type { Quote } from "@browserfleet/pricing";
+import type { ConsumeResult } from "../src/allowance/index.ts";
+import { balanceLease, type Leases } from "../src/billing/balance-lease.ts";
+import { type Holds, keyBalance } from "../src/billing/key-balance.ts";
+import { type AllowanceCounters, keylessAllowance } from "../src/billing/keyless-allowance.ts";
+import { payFor } from "../src/billing/payment.ts";
+import { type Facilitator, type WalletClaims, wallet } from "../src/billing/wallet.ts";
+import {
+  type CallBooks,
+  type CallToReserve,
+  type PaidWork,
+  type Payer,
+  runPaid,
+  type UsageOf,
+  type WayOfPaying,
+} from "../src/billing/way-of-paying.ts";
+import { ApiError } from "../src/errors.ts";
+import { PaymentError, type VerifiedPayment } from "../src/payments/x402.ts";
+
+const quote = (micros: number): Quote => ({ micros, lines: [] });
+
+const call = (micros: number, over: Partial<CallToReserve> = {}): CallToReserve => ({
+  route: "search",
+  request: {},
+  quote: quote(micros),
+  description: "a call",
+  holdMs: 60_000,
+  requestId: "req_1",
+  ...over,
+});
+
+/** Records what a way of paying reports: usage rows, money metrics, headers. */
+function books() {
+  const seen = {
+    usage: [] as { status: number; priceMicros: number; who: UsageOf }[],
+    charged: [] as { payer: string; micros: number }[],
+    refunded: [] as number[],
+    headers: {} as Record<string, string>,
+  };
+  const b: CallBooks = {
+    usage: (status, priceMicros, who) => seen.usage.push({ status, priceMicros, who }),
+    charged: (payer, micros) => seen.charged.push({ payer, micros }),
+    refunded: (micros) => seen.refunded.push(micros),
+    setHeader: (name, value) => {
+      seen.headers[name] = value;
+    },
+  };
+  return { books: b, seen };
+}
+
+/** Work that came out costing `chargeMicros`, remembering who paid. */
+function work(chargeMicros: number, unitsUsed?: number) {
+  const ran: Payer[] = [];
+  const fn = async (payer: Payer): Promise<PaidWork<string>> => {
+    ran.push(payer);
+    return { result: "done", chargeMicros, allowanceUnitsUsed: unitsUsed };
+  };
+  return { fn, ran };
+}
+
+const failing = (err: unknown) => {
+  const ran: Payer[] = [];
+  const fn = async (payer: Payer): Promise<PaidWork<string>> => {
+    ran.push(payer);
+    throw err;
+  };
+  return { fn, ran };
+};
+
+const rejectsWith = (p: Promise<unknown>, code: string) =>
+  assert.rejects(p, (err: unknown) => err instanceof ApiError && err.code === code);
+
+/** One account's ledger: a balance, and holds that capture at most what they hold. */
+function fakeLedger(balance: number) {
+  const state = { balance, held: new Map<string, { micros: number; open: boolean }>(), captured: 0 };
+  let n = 0;
+  const holds: Holds = {
+    async place(h): Promise<HoldResult> {
+      if (state.balance < h.micros) return { ok: false, balanceMicros: state.balance };
+      state.balance -= h.micros;
+      const holdId = `hold_${++n}`;
+      state.held.set(holdId, { micros: h.micros, open: true });
+      return { ok: true, holdId, balanceMicros: state.balance };
+    },
+    async settle(holdId, capturedMicros): Promise<Settlement | undefined> {
+      const hold = state.held.get(holdId);
+      if (!hold?.open) return undefined;
+      hold.open = false;
+      const captured = Math.min(capturedMicros, hold.micros);
+      state.captured += captured;
+      state.balance += hold.micros - captured;
+      return { capturedMicros: captured, refundedMicros: hold.micros - captured };
+    },
+  };
+  return { holds, state, openHolds: () => [...state.held.values()].filter((h) => h.open).length };
+}
+
+describe("key balance", () => {
+  it("holds the quote, charges what came out below it and refunds the rest at once", async () => {
+    const ledger = fakeLedger(10_000);
+    const { books: b, seen } = books();
+    const way = keyBalance({ holds: ledger.holds, books: b }, "acct_1");
+    const w = work(1_000);
+    assert.equal(await runPaid(way, call(3_000), w.fn), "done");
+    assert.deepEqual(w.ran, [{ kind: "account", accountId: "acct_1" }]);
+    assert.equal(ledger.state.balance, 9_000);
+    assert.equal(ledger.state.captured, 1_000);
+    assert.equal(ledger.openHolds(), 0);
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.001");
+    assert.deepEqual(seen.charged, [{ payer: "account", micros: 1_000 }]);
+    assert.deepEqual(seen.refunded, [2_000]);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 1_000, who: { accountId: "acct_1" } }]);
+  });
+
+  it("charges the whole quote when all of it came out, and never more than the hold", async () => {
+    const ledger = fakeLedger(10_000);
+    const { books: b, seen } = books();
+    await runPaid(keyBalance({ holds: ledger.holds, books: b }, "acct_1"), call(3_000), work(3_000).fn);
+    assert.equal(ledger.state.balance, 7_000);
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.003");
+    assert.deepEqual(seen.refunded, []);
+  });
+
+  it("charges nothing when nothing came out", async () => {
+    const ledger = fakeLedger(10_000);
+    const { books: b, seen } = books();
+    await runPaid(keyBalance({ holds: ledger.holds, books: b }, "acct_1"), call(3_000), work(0).fn);
+    assert.equal(ledger.state.balance, 10_000);
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.00");
+    assert.deepEqual(seen.refunded, [3_000]);
+  });
+
+  it("refunds the hold in full when the work throws, and passes the failure on", async () => {
+    const ledger = fakeLedger(10_000);
+    const { books: b, seen } = books();
+    const boom = new ApiError("render_failed", "the page did not load");
+    await assert.rejects(
+      runPaid(keyBalance({ holds: ledger.holds, books: b }, "acct_1"), call(3_000), failing(boom).fn),
+      (err) => err === boom,
+    );
+    assert.equal(ledger.state.balance, 10_000);
+    assert.equal(ledger.state.captured, 0);
+    assert.equal(ledger.openHolds(), 0);
+    assert.equal(seen.headers["X-Charged-Usd"], undefined);
+    assert.deepEqual(seen.refunded, [3_000]);
+    assert.deepEqual(seen.usage, [{ status: boom.status, priceMicros: 0, who: { accountId: "acct_1" } }]);
+  });
+
+  it("refuses a quote the balance does not cover with 402 insufficient_balance, before any work", async () => {
+    const ledger = fakeLedger(2_000);
+    const { books: b, seen } = books();
+    const w = work(3_000);
+    await assert.rejects(
+      runPaid(keyBalance({ holds: ledger.holds, books: b }, "acct_1"), call(3_000), w.fn),
+      (err) =>
+        err instanceof ApiError &&
+        err.code === "insufficient_balance" &&
+        err.status === 402 &&
+        err.extra?.price?.micros === 3_000 &&
+        err.extra?.balance?.micros === 2_000,
+    );
+    assert.equal(w.ran.length, 0);
+    assert.equal(ledger.state.balance, 2_000);
+    assert.deepEqual(seen.usage, [{ status: 402, priceMicros: 0, who: { accountId: "acct_1" } }]);
+  });
+});
+
+/** Balance leases as the caller sees them: a charge comes off the balance at once, a refund puts it back. */
+function fakeLeases(balance: number) {
+  const state = { balance, refunds: 0 };
+  const leases: Leases = {
+    async charge(c): Promise<ChargeResult> {
+      if (state.balance < c.micros) return { ok: false, balanceMicros: state.balance };
+      state.balance -= c.micros;
+      return { ok: true };
+    },
+    async refund(c) {
+      state.refunds++;
+      state.balance += c.micros;
+    },
+  };
+  return { leases, state };
+}
+
+describe("balance lease", () => {
+  it("charges the final quote from the lease before the work", async () => {
+    const l = fakeLeases(1_000);
+    const { books: b, seen } = books();
+    let balanceDuringWork = -1;
+    const way = balanceLease({ leases: l.leases, books: b }, "acct_1");
+    const result = await runPaid(way, call(400), async (payer) => {
+      assert.deepEqual(payer, { kind: "account", accountId: "acct_1" });
+      balanceDuringWork = l.state.balance;
+      return { result: "cached", chargeMicros: 400 };
+    });
+    assert.equal(result, "cached");
+    assert.equal(balanceDuringWork, 600);
+    assert.equal(l.state.balance, 600);
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.0004");
+    assert.deepEqual(seen.charged, [{ payer: "account", micros: 400 }]);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 400, who: { accountId: "acct_1" } }]);
+  });
+
+  it("gives the charge back when the work throws after all", async () => {
+    const l = fakeLeases(1_000);
+    const { books: b, seen } = books();
+    const way = balanceLease({ leases: l.leases, books: b }, "acct_1");
+    await assert.rejects(runPaid(way, call(400), failing(new Error("cache row vanished")).fn), /vanished/);
+    assert.equal(l.state.balance, 1_000);
+    assert.equal(l.state.refunds, 1);
+    assert.equal(seen.headers["X-Charged-Usd"], undefined);
+    assert.deepEqual(seen.charged, []);
+    assert.deepEqual(seen.usage, [{ status: 500, priceMicros: 0, who: { accountId: "acct_1" } }]);
+  });
+
+  it("refuses with 402 insufficient_balance when the lease cannot cover the call", async () => {
+    const l = fakeLeases(300);
+    const { books: b, seen } = books();
+    const w = work(400);
+    await rejectsWith(
+      runPaid(balanceLease({ leases: l.leases, books: b }, "acct_1"), call(400), w.fn),
+      "insufficient_balance",
+    );
+    assert.equal(w.ran.length, 0);
+    assert.equal(l.state.balance, 300);
+    assert.deepEqual(seen.usage, [{ status: 402, priceMicros: 0, who: { accountId: "acct_1" } }]);
+  });
+});
+
+/** Allowance counters per bucket, all or nothing, like AllowanceStore (members aside). */
+function fakeAllowance() {
+  const used = new Map<string, number>();
+  const counters: AllowanceCounters = {
+    async consume(_client, buckets): Promise<ConsumeResult> {
+      for (const b of buckets) {
+        const units = b.units ?? 1;
+        const now = used.get(b.bucket) ?? 0;
+        if (now + units > b.limit) return { ok: false, bucket: b.bucket, limit: b.limit, used: now, units };
+      }
+      const held = new Map<string, number>();
+      for (const b of buckets) {
+        used.set(b.bucket, (used.get(b.bucket) ?? 0) + (b.units ?? 1));
+        held.set(b.bucket, b.units ?? 1);
+      }
+      const giveBack = async (bucket: string, units: number) => {
+        const n = Math.min(units, held.get(bucket) ?? 0);
+        held.set(bucket, (held.get(bucket) ?? 0) - n);
+        used.set(bucket, (used.get(bucket) ?? 0) - n);
+      };
+      return {
+        ok: true,
+        release: async () => {
+          for (const bucket of held.keys()) await giveBack(bucket, Infinity);
+        },
+        giveBack,
+      };
+    },
+  };
+  return { counters, used };
+}
+
+describe("keyless allowance", () => {
+  const allowance = (a: ReturnType<typeof fakeAllowance>, b: CallBooks, wallets = false) =>
+    keylessAllowance({ allowance: a.counters, books: b, wallets }, "203.0.113.7");
+
+  it("takes a unit for a call that came out, and charges no money", async () => {
+    const a = fakeAllowance();
+    const { books: b, seen } = books();
+    const w = work(7_000);
+    assert.equal(await runPaid(allowance(a, b), call(7_000), w.fn), "done");
+    assert.deepEqual(w.ran, [{ kind: "allowance", client: "203.0.113.7" }]);
+    assert.equal(a.used.get("search:ever"), 1);
+    assert.deepEqual(seen.charged, []);
+    assert.deepEqual(seen.headers, {});
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 0, who: {} }]);
+  });
+
+  it("gives the unit back when nothing came out, and when the work throws", async () => {
+    const a = fakeAllowance();
+    const { books: b } = books();
+    await runPaid(allowance(a, b), call(7_000), work(0).fn);
+    assert.equal(a.used.get("search:ever"), 0);
+    await assert.rejects(
+      runPaid(allowance(a, b), call(7_000), failing(new Error("no worker")).fn),
+      /no worker/,
+    );
+    assert.equal(a.used.get("search:ever"), 0);
+  });
+
+  it("an act takes one unit per action and gives back the actions that did not run", async () => {
+    const a = fakeAllowance();
+    const { books: b } = books();
+    const act = call(1_500, { route: "act", request: { sessionId: "ses_1", actions: [{}, {}, {}] } });
+    await runPaid(allowance(a, b), act, work(500, 1).fn);
+    assert.equal(a.used.get("act:ever"), 1);
+  });
+
+  it("refuses once the counter is used up, with the bucket and the price, before any work", async () => {
+    const a = fakeAllowance();
+    const { books: b } = books();
+    for (let i = 0; i < 5; i++) await runPaid(allowance(a, b), call(7_000), work(7_000).fn);
+    const w = work(7_000);
+    await assert.rejects(
+      runPaid(allowance(a, b, true), call(7_000), w.fn),
+      (err) =>
+        err instanceof ApiError &&
+        err.code === "allowance_exhausted" &&
+        /search:ever: 5 of 5 used/.test(err.message) &&
+        /x402 wallet/.test(err.message) &&
+        err.extra?.price?.micros === 7_000,
+    );
+    assert.equal(w.ran.length, 0);
+    assert.equal(a.used.get("search:ever"), 5);
+  });
+
+  it("refuses what needs a key (crawl) with key_required, taking nothing", async () => {
+    const a = fakeAllowance();
+    const { books: b } = books();
+    const w = work(1_000);
+    await rejectsWith(runPaid(allowance(a, b), call(1_000, { route: "crawl" }), w.fn), "key_required");
+    assert.equal(w.ran.length, 0);
+    assert.equal(a.used.size, 0);
+  });
+});
+
+const PAYER = "0x00000000000000000000000000000000000000A1" as const;
+
+/** A facilitator that accepts signatures `sig:<nonce>` for the exact quoted amount, and settles what it verified. */
+function fakeWallet(opts: { settleFails?: boolean } = {}) {
+  const state = {
+    settled: [] as number[],
+    claims: new Map<string, WalletPaymentClaim>(),
+    recorded: [] as string[],
+  };
+  const x402: Facilitator = {
+    challenge: (q) => ({ header: `quote:${q.amountMicros}`, body: {} as never }),
+    async verify(signature, q) {
+      const m = /^sig:(\w+):(\d+)$/.exec(signature);
+      if (!m || Number(m[2]) !== q.amountMicros)
+        throw new PaymentError("payment_invalid", "the signature does not match the quote");
+      return {
+        payer: PAYER,
+        amountMicros: Number(m[2]),
+        nonce: `0x${m[1]}`,
+        network: "eip155:8453",
+        asset: "0x0",
+      } as unknown as VerifiedPayment;
+    },
+    async settle(v) {
+      if (opts.settleFails) throw new PaymentError("payment_failed", "the chain said no");
+      state.settled.push(v.amountMicros);
+      return {
+        header: `settled:${v.nonce}`,
+        transaction: `0xtx${v.nonce}`,
+        payer: v.payer,
+        network: v.network,
+        nonce: v.nonce,
+      };
+    },
+  };
+  const claims: WalletClaims = {
+    async claim(c) {
+      if ([...state.claims.values()].some((x) => x.nonce === c.nonce)) return undefined;
+      const id = `pay_${state.claims.size + state.recorded.length + 1}`;
+      state.claims.set(id, c);
+      return id;
+    },
+    async settled(id, transaction) {
+      state.recorded.push(transaction);
+      state.claims.delete(id);
+    },
+    async release(id) {
+      state.claims.delete(id);
+    },
+  };
+  return { x402, claims, state };
+}
+
+describe("wallet", () => {
+  const pay = (f: ReturnType<typeof fakeWallet>, b: CallBooks, signature: string): WayOfPaying =>
+    wallet(
+      { x402: f.x402, claims: f.claims, books: b },
+      { signature, resourceUrl: "http://api/web/v1/search" },
+    );
+
+  it("settles the whole quote once anything came out (exact scheme), and answers PAYMENT-RESPONSE", async () => {
+    const f = fakeWallet();
+    const { books: b, seen } = books();
+    const w = work(400);
+    assert.equal(await runPaid(pay(f, b, "sig:aa:1000"), call(1_000), w.fn), "done");
+    assert.deepEqual(w.ran, [{ kind: "wallet", address: PAYER }]);
+    assert.deepEqual(f.state.settled, [1_000]);
+    assert.deepEqual(f.state.recorded, ["0xtx0xaa"]);
+    assert.equal(seen.headers["PAYMENT-RESPONSE"], "settled:0xaa");
+    assert.deepEqual(seen.charged, [{ payer: "wallet", micros: 1_000 }]);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 1_000, who: { payer: PAYER } }]);
+  });
+
+  it("settles nothing when nothing came out, and the same authorization may be sent again", async () => {
+    const f = fakeWallet();
+    const { books: b, seen } = books();
+    await runPaid(pay(f, b, "sig:bb:1000"), call(1_000), work(0).fn);
+    assert.deepEqual(f.state.settled, []);
+    assert.equal(f.state.claims.size, 0);
+    assert.equal(seen.headers["PAYMENT-RESPONSE"], undefined);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 0, who: { payer: PAYER } }]);
+    await runPaid(pay(f, b, "sig:bb:1000"), call(1_000), work(1_000).fn);
+    assert.deepEqual(f.state.settled, [1_000]);
+  });
+
+  it("settles nothing when the work throws, and releases the claim", async () => {
+    const f = fakeWallet();
+    const { books: b, seen } = books();
+    const boom = new ApiError("render_failed", "the page did not load");
+    await assert.rejects(
+      runPaid(pay(f, b, "sig:cc:1000"), call(1_000), failing(boom).fn),
+      (err) => err === boom,
+    );
+    assert.deepEqual(f.state.settled, []);
+    assert.equal(f.state.claims.size, 0);
+    assert.deepEqual(seen.usage, [{ status: boom.status, priceMicros: 0, who: { payer: PAYER } }]);
+  });
+
+  it("a replayed authorization never runs the work twice: payment_replayed with a fresh quote", async () => {
+    const f = fakeWallet();
+    const { books: b } = books();
+    await runPaid(pay(f, b, "sig:dd:1000"), call(1_000), work(1_000).fn);
+    await runPaid(pay(f, b, "sig:ee:1000"), call(1_000), work(1_000).fn);
+    // "dd" settled and recorded; a claim still pending (a call in flight) refuses a replay too
+    f.state.claims.set("pay_busy", { nonce: "0xff" } as WalletPaymentClaim);
+    const w = work(1_000);
+    await assert.rejects(
+      runPaid(pay(f, b, "sig:ff:1000"), call(1_000), w.fn),
+      (err) =>
+        err instanceof ApiError &&
+        err.code === "payment_replayed" &&
+        err.headers?.["PAYMENT-REQUIRED"] === "quote:1000",
+    );
+    assert.equal(w.ran.length, 0);
+    assert.deepEqual(f.state.settled, [1_000, 1_000]);
+  });
+
+  it("a signature that does not verify is refused before any work, with the quote to pay again", async () => {
+    const f = fakeWallet();
+    const { books: b, seen } = books();
+    const w = work(1_000);
+    await assert.rejects(
+      runPaid(pay(f, b, "sig:gg:999"), call(1_000), w.fn),
+      (err) =>
+        err instanceof ApiError &&
+        err.code === "payment_invalid" &&
+        err.headers?.["PAYMENT-REQUIRED"] === "quote:1000" &&
+        err.extra?.price?.micros === 1_000,
+    );
+    assert.equal(w.ran.length, 0);
+    assert.deepEqual(seen.usage, []);
+  });
+
+  it("a settlement that fails is payment_failed, charges nothing and releases the claim", async () => {
+    const f = fakeWallet({ settleFails: true });
+    const { books: b, seen } = books();
+    await rejectsWith(runPaid(pay(f, b, "sig:hh:1000"), call(1_000), work(1_000).fn), "payment_failed");
+    assert.equal(f.state.claims.size, 0);
+    assert.deepEqual(seen.charged, []);
+    assert.equal(seen.headers["PAYMENT-RESPONSE"], undefined);
+    assert.deepEqual(seen.usage, [{ status: 402, priceMicros: 0, who: { payer: PAYER } }]);
+  });
+});
+
+describe("payFor", () => {
+  /** payFor's dependencies as fakes; `db` is never reached by these callers. */
+  function deps(opts: { wallets?: boolean; balance?: number } = {}) {
+    const l = fakeLeases(opts.balance ?? 1_000);
+    const a = fakeAllowance();
+    const f = fakeWallet();
+    const rows: { route: string; status: number; priceMicros: number; accountId?: string }[] = [];
+    const counter = () => ({ inc: () => {} }) as never;
+    return {
+      l,
+      a,
+      rows,
+      d: {
+        db: { db: undefined as never },
+        leases: l.leases,
+        allowance: a.counters,
+        x402: opts.wallets ? f.x402 : undefined,
+        usage: { record: (u: (typeof rows)[number]) => void rows.push(u) },
+        metrics: { charged: counter(), refunded: counter() },
+      },
+    };
+  }
+  const caller = (over: Record<string, unknown> = {}) => {
+    const headers: Record<string, string> = {};
+    return {
+      headers,
+      c: {
+        requestId: "req_9",
+        resourceUrl: "http://api/web/v1/search",
+        setHeader: (n: string, v: string) => {
+          headers[n] = v;
+        },
+        ...over,
+      },
+    };
+  };
+  const paid = (micros: number, over: Record<string, unknown> = {}, w = work(micros)) => ({
+    route: "search" as const,
+    request: {},
+    quote: quote(micros),
+    description: "search",
+    holdMs: 60_000,
+    work: w.fn,
+    ...over,
+  });
+
+  it("a keyed call with a final price is charged from the lease", async () => {
+    const { d, l, rows } = deps();
+    const { c, headers } = caller({ auth: { keyId: "k", accountId: "acct_1" } });
+    assert.equal(await payFor(d, c, paid(200, { final: true })), "done");
+    assert.equal(l.state.balance, 800);
+    assert.equal(headers["X-Charged-Usd"], "$0.0002");
+    assert.deepEqual(
+      rows.map(({ route, status, priceMicros, accountId }) => ({ route, status, priceMicros, accountId })),
+      [{ route: "search", status: 200, priceMicros: 200, accountId: "acct_1" }],
+    );
+  });
+
+  it("a keyless MCP caller spends the allowance", async () => {
+    const { d, a } = deps({ wallets: true });
+    const { c } = caller({ allowanceClient: "198.51.100.1" });
+    assert.equal(await payFor(d, c, paid(7_000)), "done");
+    assert.equal(a.used.get("search:ever"), 1);
+  });
+
+  it("unpaid calls get the 402 quote and nothing runs", async () => {
+    const w = work(1_000);
+    const noWallets = deps();
+    await assert.rejects(payFor(noWallets.d, caller().c, paid(1_000, {}, w)), (err) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.code, "payment_required");
+      assert.deepEqual(err.extra?.payWith, ["api_key"]);
+      assert.equal(err.extra?.price?.micros, 1_000);
+      assert.equal(err.headers?.["PAYMENT-REQUIRED"], undefined);
+      return true;
+    });
+    const wallets = deps({ wallets: true });
+    await assert.rejects(payFor(wallets.d, caller().c, paid(1_000, {}, w)), (err) => {
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.code, "payment_required");
+      assert.deepEqual(err.extra?.payWith, ["api_key", "x402"]);
+      assert.equal(err.headers?.["PAYMENT-REQUIRED"], "quote:1000");
+      return true;
+    });
+    await assert.rejects(
+      payFor(
+        wallets.d,
+        caller({ paymentSignature: "sig:aa:1000" }).c,
+        paid(1_000, { keyOnly: "crawl needs an API key" }, w),
+      ),
+      (err) => err instanceof ApiError && err.code === "payment_required" && err.headers === undefined,
+    );
+    assert.equal(w.ran.length, 0);
+    assert.equal(noWallets.rows.length + wallets.rows.length, 0);
+  });
+});
