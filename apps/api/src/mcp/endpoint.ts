@@ -1,12 +1,13 @@
 import { detailsFromZod } from "@browserfleet/contracts";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Request, Router } from "express";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -91,13 +92,26 @@ function catalog(ctx: ApiContext) {
 }
 
 /**
+ * One JSON Schema validator per process. The SDK's Server uses it only to check what a client answers to
+ * requests the server sends (elicitation), which a stateless server never sends; left out, every Server
+ * would compile a fresh Ajv with all its formats: the largest single cost MCP added to a call served from
+ * the cache.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+/**
  * The low-level SDK server, so that validation is ours (the contracts' zod schemas): an agent gets the
  * same field-naming errors over MCP as over REST, as a tool result with isError.
+ *
+ * One per request: an SDK server is connected to one transport at a time, and a stateless transport
+ * serves exactly one request. What does not depend on the request (the tool list and its JSON Schemas,
+ * the tools by name, the validator) is built once per process; the handlers below only close over this
+ * request, whose caller (key, wallet or client address) pays for and sees only its own call.
  */
 function buildServer(ctx: ApiContext, req: Request): Server {
   const server = new Server(
     { name: "browserfleet", version: "1.0.1" },
-    { capabilities: { tools: {}, logging: {} } },
+    { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator },
   );
   const { list, byName } = catalog(ctx);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }));
@@ -127,7 +141,39 @@ function buildServer(ctx: ApiContext, req: Request): Server {
   return server;
 }
 
-/** POST /mcp: stateless streamable HTTP, a fresh server and transport per request (protocol 2025-06-18). */
+/** A Host header that is a plain name or address with an optional port. */
+const HOST = /^[\w.-]+(:\d{1,5})?$|^\[[\da-f:.]+\](:\d{1,5})?$/i;
+
+/**
+ * The request as the SDK's web-standard transport reads it: method, URL and headers. The body is not
+ * carried: express already parsed it and it is handed over as parsedBody.
+ */
+function webRequest(req: Request): globalThis.Request {
+  const headers: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.push([name, value]);
+    else if (Array.isArray(value)) for (const v of value) headers.push([name, v]);
+  }
+  // The URL is informational here (the transport hands it to handlers, which do not read it).
+  const host = req.headers.host && HOST.test(req.headers.host) ? req.headers.host : "localhost";
+  return new globalThis.Request(`http://${host}${req.originalUrl}`, { method: req.method, headers });
+}
+
+/** Writes the transport's answer: JSON (enableJsonResponse), 202 without a body, or an error. */
+async function send(answer: globalThis.Response, res: Response): Promise<void> {
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
+  res.end(answer.body ? Buffer.from(await answer.arrayBuffer()) : undefined);
+}
+
+/**
+ * POST /mcp: stateless streamable HTTP (protocol 2025-06-18), a fresh server and transport per request.
+ * The SDK's web-standard transport is used directly: its Node wrapper converts the request and the
+ * answer through a general Request/Response bridge built twice per transport, a noticeable share of a
+ * call served from the cache. Here the parsed body is handed over and the JSON answer written as is.
+ */
 export function mountMcp(router: Router, ctx: ApiContext): void {
   const guard = originGuard({
     loopbackOnly: isLoopbackBind(ctx.config.HOST),
@@ -137,7 +183,7 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
   });
   router.post("/mcp", guard, async (req, res) => {
     const server = buildServer(ctx, req);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
@@ -146,8 +192,8 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
       void server.close();
     });
     await server.connect(transport);
-    // Our req.auth (the API key) is not the SDK's OAuth AuthInfo; the SDK only passes it through.
-    await transport.handleRequest(req as never, res, req.body);
+    // Our req.auth (the API key) is not the SDK's OAuth AuthInfo: the tools read the caller from req.
+    await send(await transport.handleRequest(webRequest(req), { parsedBody: req.body }), res);
   });
   const stateless = () => {
     throw new ApiError(
