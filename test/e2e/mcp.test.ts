@@ -146,6 +146,57 @@ describe("MCP endpoint", () => {
     await client.close();
   });
 
+  test("callers with different keys calling at once each get their own results, charges and errors", async () => {
+    const a = await stack.newKey(1_000_000);
+    const b = await stack.newKey(1_000_000);
+    const poor = await stack.newKey(500); // less than one format costs
+    const [ca, cb, cp] = await Promise.all([connect(a.key), connect(b.key), connect(poor.key)]);
+    const rounds = 4;
+    const calls: Array<Promise<{ who: string; isError: boolean; body: Json }>> = [];
+    for (let i = 0; i < rounds; i++) {
+      // Interleaved, all in flight together: every request builds its own server and transport.
+      calls.push(
+        call(ca, "web_scrape", { url: `${stack.site.url}/article`, formats: ["markdown"] }).then((r) => ({
+          who: "a",
+          ...r,
+        })),
+        call(cb, "web_scrape", { url: `${stack.site.url}/page2`, formats: ["links"] }).then((r) => ({
+          who: "b",
+          ...r,
+        })),
+        call(cp, "web_scrape", { url: `${stack.site.url}/article`, formats: ["markdown"] }).then((r) => ({
+          who: "poor",
+          ...r,
+        })),
+      );
+    }
+    const results = await Promise.all(calls);
+    for (const r of results) {
+      if (r.who === "a") {
+        assert.equal(r.isError, false, JSON.stringify(r.body));
+        assert.match(r.body.data.markdown, /The Fixture Article/);
+        assert.equal(r.body.data.links, undefined, "a gets only its own format");
+      } else if (r.who === "b") {
+        assert.equal(r.isError, false, JSON.stringify(r.body));
+        assert.ok(Array.isArray(r.body.data.links), JSON.stringify(r.body));
+        assert.equal(r.body.data.markdown, undefined, "b gets only its own format");
+      } else {
+        assert.equal(r.isError, true, JSON.stringify(r.body));
+        assert.equal(r.body.error.code, "insufficient_balance");
+      }
+    }
+    const balance = async (key: string) =>
+      (
+        await (
+          await fetch(`${stack.api.url}/web/v1/account`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()
+      ).balance.micros;
+    assert.equal(await balance(a.key), 1_000_000 - rounds * 1_000, "a paid for its own calls only");
+    assert.equal(await balance(b.key), 1_000_000 - rounds * 1_000, "b paid for its own calls only");
+    assert.equal(await balance(poor.key), 500, "a refused call costs nothing");
+    await Promise.all([ca.close(), cb.close(), cp.close()]);
+  });
+
   test("web_scrape_batch starts a job on the same path as REST, web_batch_status pages through its results; keyless is told to get a key", async () => {
     const { key } = await stack.newKey(1_000_000);
     const client = await connect(key);
