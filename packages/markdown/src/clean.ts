@@ -71,6 +71,24 @@ function verdict(el: Element): Verdict {
   return "keep";
 }
 
+const PANEL_NAME =
+  /(?:^|[\s_-])(?:collapse|collapsible|accordion|accordion-?(?:body|content|panel|item-?content)|faq-?answer|answer|expandable|disclosure|acd-a-content)(?:$|[\s_-]|\d)/i;
+const SLIDE_NAME =
+  /(?:^|[\s_-])(?:carousel-?(?:cell|item|slide)|(?:swiper-|slick-|splide-|glide-)?slide)(?:$|[\s_-]|\d)/i;
+
+/**
+ * A panel a click or a swipe shows: named by a disclosure button's aria-controls, or by its name as an
+ * accordion's body, an FAQ answer, a collapsible, or a carousel's slide.
+ */
+function isCollapsedPanel(el: Element, controlled: Set<string>): boolean {
+  const id = el.getAttribute("id");
+  if (id && controlled.has(id)) return true;
+  const cls = el.getAttribute("class");
+  if (!cls) return false;
+  const names = cls.replace(/__/g, "-");
+  return PANEL_NAME.test(names) || SLIDE_NAME.test(names);
+}
+
 /** What the removed <head> (or stray elements) said about the page. */
 export interface PageMeta {
   /** First non-empty <title> outside inline SVG, whitespace collapsed. */
@@ -184,9 +202,9 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   const body = root.querySelector("body") ?? root;
   const noscriptChars = () => found.noscripts.reduce((n, el) => n + textChars(el), 0);
   const pageChars = textChars(body) - noscriptChars();
-  // A collapsed disclosure panel (an accordion's answer) is content one click away, like hidden=until-found.
-  if (found.controlled.size > 0)
-    found.hidden = found.hidden.filter((el) => !found.controlled.has(el.getAttribute("id") ?? ""));
+  // A collapsed panel (an accordion's answer, a carousel's next slide) is content one click away, like
+  // hidden=until-found.
+  found.hidden = found.hidden.filter((el) => !isCollapsedPanel(el, found.controlled));
   // The outermost hidden elements, each with its text measured once.
   const outermost = new Map<Element, number>();
   let last: Element | undefined;

@@ -197,15 +197,20 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /closed menu|icon/);
   });
 
-  it("keeps an accordion's collapsed answers (content one click away) but not other hidden parts", () => {
+  it("keeps collapsed answers and a carousel's other slides (content one click away), not other hidden parts", () => {
     const out = md(`<html><body><h1>Shipping</h1>
       <button aria-expanded="false" aria-controls="faq-1">How fast do orders ship?</button>
       <div id="faq-1" role="region" aria-hidden="true"><p>Most orders ship within two days of ordering.</p></div>
       <button aria-expanded="false" aria-controls="faq-2">Can I return an item?</button>
       <div id="faq-2" hidden><p>Unused items come back within fourteen days for a refund.</p></div>
+      <div class="faq"><h3>Do you ship abroad?</h3><div class="faq__answer" style="display: none">We ship to forty countries.</div></div>
+      <ul class="bp-Carousel"><li class="bp-Carousel__cell">1 Elm Street, 3 beds, $450,000</li>
+        <li class="bp-Carousel__cell" aria-hidden="true">9 Oak Road, 2 beds, $380,000</li></ul>
       <div id="cart-drawer" style="display:none">Your cart is empty</div></body></html>`);
     assert.match(out, /Most orders ship within two days/);
     assert.match(out, /Unused items come back within fourteen days/);
+    assert.match(out, /We ship to forty countries/);
+    assert.match(out, /9 Oak Road, 2 beds/, "a carousel's next slide is one swipe away");
     assert.doesNotMatch(out, /Your cart is empty/);
   });
 
