@@ -144,7 +144,7 @@ describe("onlyMainContent on other page shapes", () => {
       (
         _,
         i,
-      ) => `<li class="card"><a href="/p/mug-${i}"><img src="/img/${i}.jpg" alt="Mug ${i}">Stoneware mug number ${i}, glazed by hand</a>
+      ) => `<li class="card"><a href="/p/mug-${i}"><img src="/img/${i}.jpg" alt="Stoneware mug number ${i}">Stoneware mug number ${i}, glazed by hand</a>
         <span class="price">$${20 + i}.00</span><button>Add to cart</button><a href="#qv">Quick view</a><label>Compare</label></li>`,
     );
     const html = `<html><body><main><h1>Mugs</h1><p>Handmade mugs from our studio, each one thrown, glazed and fired by hand.</p>
@@ -153,6 +153,9 @@ describe("onlyMainContent on other page shapes", () => {
     assert.equal(pageType, "collection");
     for (let i = 0; i < 8; i++) assert.ok(markdown.includes(`Stoneware mug number ${i}`), `card ${i}`);
     assert.ok(markdown.includes("$27.00"));
+    // Each picture stays, without an alt text that repeats the title beside it.
+    assert.ok(markdown.includes("![](https://shop.example/img/3.jpg)"), markdown);
+    assert.ok(!markdown.includes("![Stoneware mug number 3]"));
     for (const gone of ["Add to cart", "Quick view", "Compare", "Sort by"])
       assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
   });

@@ -5,6 +5,7 @@
  */
 import { sharedAncestor, textChars, walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
+import { dropRepeatedAlts } from "./duplicate-alts.ts";
 import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
@@ -357,6 +358,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
     const grid = gridContainer(body, first, firstGrid);
     if (grid) {
       if (SHOP_TYPES.has(pageType)) removeShopControls(grid.container);
+      dropRepeatedAlts(grid.container);
       return { root: grid.container, status: "extracted", pageType };
     }
   }
@@ -386,6 +388,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
       : besides(container, grid.container, tallies);
     pruneInside(chosen, tallies, grid.items);
     if (SHOP_TYPES.has(pageType)) removeShopControls(chosen);
+    dropRepeatedAlts(chosen);
     return { root: chosen, status: "extracted", pageType };
   }
   const good = tallyOf(tallies, container).good;
@@ -395,6 +398,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   }
   pruneInside(container, tallies);
   if (SHOP_TYPES.has(pageType)) removeShopControls(container);
+  dropRepeatedAlts(container);
   if (pageType === "forum") {
     removePostChrome(container);
     removeRepeatedQuotes(container);
