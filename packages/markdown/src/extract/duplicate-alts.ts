@@ -4,8 +4,9 @@
  * same words are visible next to it.
  */
 import { walkElements } from "../dom.ts";
+import { collapseSpaces } from "../parse.ts";
 
-const normalize = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
+const normalize = (text: string) => collapseSpaces(text).toLowerCase();
 /** How far up from the picture its title may sit: the link, the figure, the card. */
 const REACH = 3;
 

@@ -4,6 +4,7 @@
  * heading that says so or named so in the markup; they go, each with the section it heads.
  */
 import { textChars, walkElements } from "../dom.ts";
+import { collapseSpaces } from "../parse.ts";
 import { namesOf } from "./patterns.ts";
 
 const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
@@ -27,7 +28,7 @@ function isWidget(el: Element): boolean {
 const MAX_SHARE = 0.6;
 
 function headingText(el: Element): string {
-  return (el.textContent ?? "").replace(/\s+/g, " ").trim();
+  return collapseSpaces(el.textContent ?? "");
 }
 
 /** The largest element that starts with `heading` and holds at most `limit` characters. */

@@ -4,13 +4,14 @@
  * post from another thread or an article, stays).
  */
 import { walkElements } from "../dom.ts";
+import { collapseSpaces } from "../parse.ts";
 
 const QUOTE_NAME =
   /(?:^|[\s_-])(?:bbcodeblock--quote|quote|bbcode_quote|quotecontainer|post-?quote)(?:$|\s)/i;
 /** Characters of a quote's text compared with the thread: enough to be a passage, not a phrase. */
 const SNIPPET_CHARS = 60;
 
-const normalize = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
+const normalize = (text: string) => collapseSpaces(text).toLowerCase();
 
 function isQuote(el: Element): boolean {
   if (el.nodeName === "BLOCKQUOTE") return true;
