@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { callTool, connectMcp, type Json } from "../helpers/mcp-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 
 let stack: Stack;
@@ -13,26 +13,10 @@ after(async () => {
 });
 
 async function connect(key?: string): Promise<Client> {
-  const client = new Client({ name: "e2e", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
-    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
-  });
-  await client.connect(transport);
-  return client;
+  return connectMcp(stack.api.url, key ? { authorization: `Bearer ${key}` } : {});
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the tool answered
-type Json = any;
-
-async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ isError: boolean; body: Json }> {
-  const r = await client.callTool({ name, arguments: args });
-  const content = r.content as Array<{ type: string; text: string }>;
-  return { isError: r.isError === true, body: JSON.parse(content[0]?.text ?? "null") };
-}
+const call = callTool;
 
 describe("MCP endpoint", () => {
   test("initialize and tools/list need no key and list the spec's tools", async () => {
