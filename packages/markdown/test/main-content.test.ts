@@ -205,10 +205,17 @@ describe("onlyMainContent on other page shapes", () => {
         <div class="cmp-text">${para("assessment")}</div>
         <div class="contact_section lm_navSource"><h2>Managed detection</h2>${para("detection")}</div>
         <div class="panel-group accordion" role="tablist"><h3>How long does it take?</h3>${para("delivery")}</div>
+        <div class="grid-items hide-read-more-ad no-sidebar"><h3>Incident response</h3>${para("response")}</div>
       </main></body></html>`;
     const { markdown, mainContent } = main(html, { baseUrl: "https://consult.example/services/security" });
     assert.equal(mainContent, "extracted");
-    for (const kept of ["strategy team", "assessment team", "detection team", "delivery team"])
+    for (const kept of [
+      "strategy team",
+      "assessment team",
+      "detection team",
+      "delivery team",
+      "response team",
+    ])
       assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}`);
     assert.ok(!markdown.includes("[About]"), "the camelCase mainNav is still navigation");
   });

@@ -127,9 +127,16 @@ const COMMENT_WORDS = /(?:^|[\s_-])(?:comments?|comment-?list|disqus|respond|rep
 const CONTENT =
   /(?:^|[\s_-])(?:article-?body|article-?content|article-?text|articlebody|story-?body|story-?content|entry-?content|post-?content|post-?body|post-?text|main-?content|page-?content|body-?text|content-?body|rich-?text|prose|markdown-?body|text-?content|blog-?post|hentry|h-entry|e-content)(?:$|[\s_-]|\d)/i;
 
+/**
+ * A class that states what a part lacks or hides ("hide-read-more-ad", "no-sidebar", "has-comments")
+ * says nothing of what the part is.
+ */
+const STATE_CLASS = /(?:^|\s)(?:hide|hidden|no|has|without|with|disable|disabled)-\S*/gi;
+
 /** The element's class and id, the two attributes templates name their parts with. */
 export function namesOf(el: Element): string {
-  const cls = el.getAttribute("class");
+  let cls = el.getAttribute("class");
+  if (cls?.includes("-")) cls = cls.replace(STATE_CLASS, "");
   const id = el.getAttribute("id");
   if (!cls) return id ?? "";
   return id ? `${cls} ${id}` : cls;
