@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@browserfleet/bus";
+import { createPermit2ApprovalTx, PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from "@x402/evm";
 import solc from "solc";
 import {
   type Abi,
@@ -12,9 +14,13 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeAbiParameters,
   type Hex,
+  hashDomain,
   http,
   type PublicClient,
+  parseAbi,
+  toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 
@@ -34,6 +40,11 @@ const DEV_KEYS = {
   payTo: "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
 } as const satisfies Record<string, Hex>;
 
+/** Where Permit2 lives on every public chain; the x402 `upto` scheme pays through it. */
+export const PERMIT2 = PERMIT2_ADDRESS;
+/** Where the x402 upto proxy lives (the Permit2 spender the payer signs for); @x402/evm hard-codes it. */
+export const UPTO_PROXY = x402UptoPermit2ProxyAddress;
+
 /** What startChain() mints the payer: 10 USDC. */
 export const PAYER_START_MICROS = 10_000_000n;
 
@@ -50,6 +61,11 @@ export interface Chain {
   payTo: Address;
   mint(to: Address, micros: bigint): Promise<void>;
   balanceOf(a: Address): Promise<bigint>;
+  /**
+   * What a wallet does once before paying with the `upto` scheme: approve Permit2 to move its USDC (the
+   * transaction @x402/evm's createPermit2ApprovalTx builds), with a little ETH given first for its gas.
+   */
+  approvePermit2(key: Hex): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,20 +76,22 @@ const STOP_TIMEOUT_MS = 5_000;
 
 /**
  * An offline local chain that looks like Base to x402: anvil with chain id 8453, an EIP-3009 test token
- * (name "USD Coin", version "2", 6 decimals) at the real Base USDC address, and Multicall3 at its
- * canonical address. The payer gets PAYER_START_MICROS of USDC.
+ * (name "USD Coin", version "2", 6 decimals) at the real Base USDC address, Multicall3, Permit2 and the
+ * x402 upto proxy at their canonical addresses. The payer gets PAYER_START_MICROS of USDC.
  */
 export async function startChain(): Promise<Chain> {
   const bin = anvilBinary();
   const compiled = compileContracts(); // starts now; awaited once anvil answers
   compiled.catch(() => {});
+  const permit2 = permit2Runtime(8453);
+  permit2.catch(() => {});
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     let anvil: Anvil | undefined;
     try {
       anvil = await spawnAnvil(bin, port);
-      return await setUp(anvil, await compiled);
+      return await setUp(anvil, await compiled, await permit2);
     } catch (err) {
       lastError = err;
       await anvil?.stop();
@@ -85,7 +103,7 @@ export async function startChain(): Promise<Chain> {
   throw lastError;
 }
 
-async function setUp(anvil: Anvil, compiled: Compiled): Promise<Chain> {
+async function setUp(anvil: Anvil, compiled: Compiled, permit2: Hex): Promise<Chain> {
   const chain = defineChain({
     id: 8453,
     name: "anvil (Base)",
@@ -104,6 +122,20 @@ async function setUp(anvil: Anvil, compiled: Compiled): Promise<Chain> {
     method: "anvil_setCode" as never,
     params: [MULTICALL3, compiled.multicall.runtime] as never,
   });
+  await publicClient.request({ method: "anvil_setCode" as never, params: [PERMIT2, permit2] as never });
+  await publicClient.request({
+    method: "anvil_setCode" as never,
+    params: [UPTO_PROXY, compiled.uptoProxy.runtime] as never,
+  });
+  // Permit2 checks every signature against this; it must be the domain @x402/evm signs under.
+  const separator = await publicClient.readContract({
+    address: PERMIT2,
+    abi: parseAbi(["function DOMAIN_SEPARATOR() view returns (bytes32)"]),
+    functionName: "DOMAIN_SEPARATOR",
+  });
+  if (separator !== permit2DomainSeparator(8453)) {
+    throw new Error(`Permit2 at ${PERMIT2} answers domain separator ${separator}`);
+  }
 
   const abi = compiled.token.abi;
   const balanceOf = async (a: Address): Promise<bigint> =>
@@ -133,6 +165,18 @@ async function setUp(anvil: Anvil, compiled: Compiled): Promise<Chain> {
     throw new Error(`test token answers name=${String(name)} version=${String(version)}`);
   }
 
+  const approvePermit2 = async (key: Hex): Promise<void> => {
+    const account = privateKeyToAccount(key);
+    await publicClient.request({
+      method: "anvil_setBalance" as never,
+      params: [account.address, toHex(10n ** 17n)] as never,
+    });
+    const wallet = createWalletClient({ chain, transport, account });
+    const hash = await wallet.sendTransaction(createPermit2ApprovalTx(BASE_USDC));
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: 10_000 });
+    if (receipt.status !== "success") throw new Error(`${account.address}'s Permit2 approval reverted`);
+  };
+
   const payer = privateKeyToAccount(DEV_KEYS.payer).address;
   const payTo = privateKeyToAccount(DEV_KEYS.payTo).address;
   await mint(payer, PAYER_START_MICROS);
@@ -147,6 +191,7 @@ async function setUp(anvil: Anvil, compiled: Compiled): Promise<Chain> {
     payTo,
     mint,
     balanceOf,
+    approvePermit2,
     stop: () => anvil.stop(),
   };
 }
@@ -259,18 +304,26 @@ interface Contract {
 interface Compiled {
   token: Contract;
   multicall: Contract;
+  uptoProxy: Contract;
 }
 
 let compiledOnce: Promise<Compiled> | undefined;
 
-/** Compile test/helpers/eip3009-token.sol with solc-js (no download: the wasm compiler ships with the package). */
+/**
+ * Compile test/helpers/eip3009-token.sol and upto-permit2-proxy.sol with solc-js (no download: the wasm
+ * compiler ships with the package).
+ */
 function compileContracts(): Promise<Compiled> {
   compiledOnce ??= (async () => {
+    const here = dirname(fileURLToPath(import.meta.url));
     const file = "eip3009-token.sol";
-    const source = await readFile(join(dirname(fileURLToPath(import.meta.url)), file), "utf8");
+    const proxyFile = "upto-permit2-proxy.sol";
     const input = {
       language: "Solidity",
-      sources: { [file]: { content: source } },
+      sources: {
+        [file]: { content: await readFile(join(here, file), "utf8") },
+        [proxyFile]: { content: await readFile(join(here, proxyFile), "utf8") },
+      },
       settings: {
         evmVersion: "cancun",
         optimizer: { enabled: true, runs: 200 },
@@ -285,16 +338,181 @@ function compileContracts(): Promise<Compiled> {
     if (errors.length > 0) {
       throw new Error(`solc ${solc.version()} failed:\n${errors.map((e) => e.formattedMessage).join("\n")}`);
     }
-    const pick = (name: string): Contract => {
-      const c = output.contracts?.[file]?.[name];
+    const pick = (name: string, from = file): Contract => {
+      const c = output.contracts?.[from]?.[name];
       if (!c?.evm.deployedBytecode.object) throw new Error(`solc output has no ${name}`);
       // No constructor and no immutables, so the runtime code can be installed as-is with anvil_setCode.
       return { abi: c.abi, runtime: `0x${c.evm.deployedBytecode.object}` };
     };
-    return { token: pick("TestUSDC"), multicall: pick("Multicall3") };
+    return {
+      token: pick("TestUSDC"),
+      multicall: pick("Multicall3"),
+      uptoProxy: pick("UptoPermit2Proxy", proxyFile),
+    };
   })();
   compiledOnce.catch(() => {
     compiledOnce = undefined;
   });
   return compiledOnce;
+}
+
+// --- Permit2 ---------------------------------------------------------------------------------------------
+
+/** Uniswap's Permit2, as the @uniswap/v4-periphery package ships its source (lib/permit2, MIT; solmate AGPL). */
+const PERMIT2_PACKAGE = "@uniswap/v4-periphery";
+/** Permit2's own build settings (its foundry.toml), under the compiler version it pins. */
+const PERMIT2_SETTINGS = {
+  viaIR: true,
+  optimizer: { enabled: true, runs: 1_000_000 },
+  metadata: { bytecodeHash: "none" },
+  evmVersion: "london",
+} as const;
+
+export function permit2DomainSeparator(chainId: number): Hex {
+  return hashDomain({
+    domain: { name: "Permit2", chainId: BigInt(chainId), verifyingContract: PERMIT2 },
+    types: {
+      EIP712Domain: [
+        { name: "name", type: "string" },
+        { name: "chainId", type: "uint256" },
+        { name: "verifyingContract", type: "address" },
+      ],
+    },
+  });
+}
+
+const permit2Once = new Map<number, Promise<Hex>>();
+
+/**
+ * Permit2's runtime code as it runs at its canonical address on `chainId`, compiled from its source with
+ * solc 0.8.17 (the version its pragma pins) and cached on disk (the via-IR build takes a while in wasm).
+ *
+ * Permit2 keeps its EIP-712 domain separator and chain id in immutables, computed by its constructor
+ * from address(this). The code is installed with anvil_setCode, so no constructor runs at the canonical
+ * address: the two immutables are written into the runtime code here, with the values the constructor
+ * would have computed there (setUp reads DOMAIN_SEPARATOR() back to check).
+ */
+function permit2Runtime(chainId: number): Promise<Hex> {
+  let once = permit2Once.get(chainId);
+  if (!once) {
+    once = buildPermit2Runtime(chainId);
+    once.catch(() => permit2Once.delete(chainId));
+    permit2Once.set(chainId, once);
+  }
+  return once;
+}
+
+async function buildPermit2Runtime(chainId: number): Promise<Hex> {
+  const require = createRequire(import.meta.url);
+  const root = join(dirname(require.resolve(`${PERMIT2_PACKAGE}/package.json`)), "lib", "permit2");
+  const compiler = require("solc-0.8.17") as typeof solc;
+  const pkgVersion = (
+    JSON.parse(await readFile(join(root, "..", "..", "package.json"), "utf8")) as {
+      version: string;
+    }
+  ).version;
+  const key = createHash("sha256")
+    .update(JSON.stringify([PERMIT2_PACKAGE, pkgVersion, compiler.version(), PERMIT2_SETTINGS, chainId]))
+    .digest("hex")
+    .slice(0, 16);
+  const cacheDir = fileURLToPath(new URL("../../node_modules/.cache/browserfleet-chain/", import.meta.url));
+  const cacheFile = join(cacheDir, `permit2-${key}.hex`);
+  const cached = await readFile(cacheFile, "utf8").catch(() => undefined);
+  if (cached?.startsWith("0x")) return cached.trim() as Hex;
+
+  const entry = "src/Permit2.sol";
+  const input = {
+    language: "Solidity",
+    sources: { [entry]: { content: await readFile(join(root, entry), "utf8") } },
+    settings: {
+      ...PERMIT2_SETTINGS,
+      outputSelection: {
+        "src/EIP712.sol": { "": ["ast"] },
+        [entry]: { Permit2: ["evm.deployedBytecode.object", "evm.deployedBytecode.immutableReferences"] },
+      },
+    },
+  };
+  // Permit2 imports solmate as "solmate/src/..."; its remapping puts that in lib/solmate.
+  const findImport = (path: string) => {
+    const file = join(root, path.startsWith("solmate/") ? `lib/${path}` : path);
+    try {
+      return { contents: readFileSync(file, "utf8") };
+    } catch (err) {
+      return { error: `cannot read ${file}: ${(err as Error).message}` };
+    }
+  };
+  const output = JSON.parse(compiler.compile(JSON.stringify(input), { import: findImport })) as {
+    errors?: { severity: string; formattedMessage: string }[];
+    sources?: Record<string, { ast: unknown }>;
+    contracts?: Record<
+      string,
+      Record<
+        string,
+        {
+          evm: {
+            deployedBytecode: {
+              object: string;
+              immutableReferences: Record<string, { start: number; length: number }[]>;
+            };
+          };
+        }
+      >
+    >;
+  };
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  if (errors.length > 0) {
+    throw new Error(
+      `solc ${compiler.version()} failed on Permit2:\n${errors.map((e) => e.formattedMessage).join("\n")}`,
+    );
+  }
+  const deployed = output.contracts?.[entry]?.Permit2?.evm.deployedBytecode;
+  const ast = output.sources?.["src/EIP712.sol"]?.ast;
+  if (!deployed || !ast) throw new Error("solc output has no Permit2 runtime code or EIP712 AST");
+
+  const ids = immutableIds(ast);
+  const values: Record<string, Hex> = {
+    _CACHED_DOMAIN_SEPARATOR: permit2DomainSeparator(chainId),
+    _CACHED_CHAIN_ID: encodeAbiParameters([{ type: "uint256" }], [BigInt(chainId)]),
+  };
+  let code = deployed.object;
+  for (const [name, value] of Object.entries(values)) {
+    const id = ids.get(name);
+    const refs = id === undefined ? undefined : deployed.immutableReferences[String(id)];
+    if (!refs?.length) throw new Error(`Permit2's runtime code has no immutable ${name}`);
+    for (const { start, length } of refs) {
+      if (length !== 32) throw new Error(`Permit2's immutable ${name} is ${length} bytes, not 32`);
+      code = code.slice(0, start * 2) + value.slice(2) + code.slice((start + length) * 2);
+    }
+  }
+  if (Object.keys(deployed.immutableReferences).length !== Object.keys(values).length) {
+    throw new Error("Permit2 has immutables this helper does not know how to fill");
+  }
+  const runtime = `0x${code}` as Hex;
+  // Keyed by the package version (whose sources never change under it), compiler and settings.
+  await mkdir(cacheDir, { recursive: true });
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  await writeFile(tmp, `${runtime}\n`);
+  await rename(tmp, cacheFile);
+  return runtime;
+}
+
+/** Immutable state variables of an AST, by name: their ids key solc's immutableReferences. */
+function immutableIds(ast: unknown): Map<string, number> {
+  const ids = new Map<string, number>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const n of node) walk(n);
+    else if (node && typeof node === "object") {
+      const n = node as { nodeType?: string; mutability?: string; name?: string; id?: number };
+      if (
+        n.nodeType === "VariableDeclaration" &&
+        n.mutability === "immutable" &&
+        n.name &&
+        n.id !== undefined
+      )
+        ids.set(n.name, n.id);
+      for (const v of Object.values(node)) walk(v);
+    }
+  };
+  walk(ast);
+  return ids;
 }
