@@ -7,15 +7,11 @@ import { cachedJson } from "./describe.ts";
 import { ApiError, errorHandler, notFound } from "./errors.ts";
 import { mountMcp } from "./mcp/endpoint.ts";
 import { buildLlmsTxt, buildOpenApi } from "./openapi.ts";
+import { OPERATIONS } from "./operations/index.ts";
 import { rateLimits } from "./rate-limit.ts";
 import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
-import { mountFeedback } from "./routes/feedback.ts";
-import { mountJobs } from "./routes/jobs.ts";
-import { mountMap } from "./routes/map.ts";
-import { mountScrape } from "./routes/scrape.ts";
-import { mountSearch } from "./routes/search.ts";
-import { mountSessions } from "./routes/session.ts";
+import { mountOperations } from "./routes/operations.ts";
 
 const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.headers["x-request-id"];
@@ -80,11 +76,15 @@ export function createApp(ctx: ApiContext): Express {
     trustedHops: ctx.config.TRUSTED_PROXY_HOPS,
   });
   const unmetered = new Set(["/healthz", "/readyz", "/metrics", "/openapi.json", "/llms.txt"]);
+  // POSTs that cost nothing (feedback) share the budget of reads; every other POST (MCP too) is priced.
+  const freePosts = new Set(
+    OPERATIONS.filter((op) => op.method === "POST" && !op.priced).map((op) => op.path),
+  );
   // Who calls (the key) first, then their rate budget: priced POSTs apart from reads, polls and closes.
   app.use(identify(ctx));
   app.use((req, res, next) => {
     if (unmetered.has(req.path)) return next();
-    const priced = req.method === "POST" && req.path !== "/web/v1/feedback";
+    const priced = req.method === "POST" && !freePosts.has(req.path);
     return (priced ? limits.priced : limits.read)(req, res, next);
   });
 
@@ -118,14 +118,8 @@ export function createApp(ctx: ApiContext): Express {
     res.setHeader("Cache-Control", "public, max-age=3600");
     res.type("text/plain").send(llms);
   });
-  // Search first: GET /web/v1/search/{provider} describes that provider, or 404s an unknown one.
-  mountSearch(router, ctx);
-  mountDescriptions(router, setup);
-  mountScrape(router, ctx);
-  mountSessions(router, ctx);
-  mountMap(router, ctx);
-  mountJobs(router, ctx);
-  mountFeedback(router, ctx);
+  mountDescriptions(router, ctx, setup);
+  mountOperations(router, ctx);
   mountAccount(router, ctx);
   mountMcp(router, ctx);
 

@@ -3,29 +3,30 @@ import {
   acceptedPayments,
   errorBody,
   INTERFACE_VERSION,
-  type OperationRoute,
   type PaymentSetup,
   paymentTerms,
 } from "@browserfleet/contracts";
 import { PRICE_RULES, PRICES } from "@browserfleet/pricing";
 import type { RequestHandler } from "express";
 import { z } from "zod";
+import type { PricedOperation } from "./operations/index.ts";
 
 const jsonSchemaOf = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { io, unrepresentable: "any" });
 
-/** The GET self-description of an operation route, built from its contract, as this deployment takes payment. */
+/** The GET self-description of a priced operation, built from its contract, as this deployment takes payment. */
 export function describeRoute(
-  route: OperationRoute,
+  op: PricedOperation,
   setup: PaymentSetup,
-  path = route.path,
+  path = op.path,
 ): Record<string, unknown> {
+  const route = op.priced;
   return {
     route: path,
     method: "POST",
     interfaceVersion: INTERFACE_VERSION,
-    summary: route.summary,
-    available: route.available,
+    summary: op.summary,
+    available: true,
     price: PRICE_RULES[route.pricing],
     pricing: {
       rule: PRICE_RULES[route.pricing],
@@ -43,8 +44,10 @@ export function describeRoute(
       },
     },
     ...(route.limits ? { limits: route.limits } : {}),
-    request: { contentType: "application/json", schema: jsonSchemaOf(route.request, "input") },
-    ...(route.response ? { response: { schema: jsonSchemaOf(route.response, "output") } } : {}),
+    ...(op.request
+      ? { request: { contentType: "application/json", schema: jsonSchemaOf(op.request, "input") } }
+      : {}),
+    ...(op.response ? { response: { schema: jsonSchemaOf(op.response, "output") } } : {}),
     errors: {
       schema: jsonSchemaOf(errorBody, "output"),
       note: "400 invalid input (details name the field), 401 key malformed, invalid or revoked, 402 no key or payment (payment_required, with the exact price and payWith), a wallet payment refused or a balance too low (with the price), 404, 413, 429 (Retry-After, RateLimit headers), 503, 504",

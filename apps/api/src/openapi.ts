@@ -2,21 +2,17 @@ import {
   accountView,
   ERROR_STATUS,
   errorBody,
-  feedbackRequest,
-  feedbackResponse,
   INTERFACE_VERSION,
-  jobStatusResponse,
-  OPERATION_ROUTES,
-  type OperationRoute,
   type PaymentSetup,
   paymentTerms,
-  sessionCloseResponse,
   sessionsView,
   transactionsView,
   usageView,
 } from "@browserfleet/contracts";
 import { PRICE_RULES } from "@browserfleet/pricing";
 import { z } from "zod";
+import { type AnyOperation, OPERATIONS, type PricedOperation } from "./operations/index.ts";
+import { pathParams } from "./operations/operation.ts";
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -78,13 +74,12 @@ function errors(statuses: number[], quoteHeader = false): Record<string, unknown
 }
 
 const PRICED_ERRORS = [400, 401, 402, 413, 429, 500, 502, 503, 504];
-const READ_ERRORS = [401, 404, 429];
 const PAID = [{ bearer: [] }, { x402: [] }];
 const KEYED = [{ bearer: [] }];
 
-const describeOp = (route: OperationRoute, name: string): Operation => ({
+const describeOp = (op: PricedOperation, name: string): Operation => ({
   operationId: `describe${name}`,
-  summary: `Self-description of POST ${route.path}: request schema, price, limits, auth, example`,
+  summary: `Self-description of POST ${op.path}: request schema, price, limits, auth, example`,
   tags: ["self-description"],
   responses: {
     "200": {
@@ -117,28 +112,105 @@ const SELF_DESCRIPTION: Schema = {
   },
 };
 
-const pascal = (path: string) =>
-  path
-    .replace("/web/v1/", "")
-    .split(/[/{}]+/)
-    .filter(Boolean)
-    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
-    .join("");
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-const providerParam = {
-  name: "provider",
-  in: "path",
-  required: true,
-  description: "A configured search provider (GET /web/v1/search lists them), e.g. brave, tavily, searxng",
-  schema: { type: "string" },
-};
-const idParam = (what: string) => ({
-  name: "id",
-  in: "path",
-  required: true,
-  description: what,
-  schema: { type: "string" },
-});
+/** An operation's path parameters, described as the operation describes them. */
+const pathParameters = (op: AnyOperation) =>
+  pathParams(op.path).map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    ...(op.params?.[name] ? { description: op.params[name] } : {}),
+    schema: { type: "string" },
+  }));
+
+/** A GET's query parameters, from its query schema. */
+function queryParameters(op: AnyOperation) {
+  if (!op.query) return [];
+  const { properties = {}, required = [] } = schemaOf(op.query, "input") as {
+    properties?: Record<string, Schema & { description?: string }>;
+    required?: string[];
+  };
+  return Object.entries(properties).map(([name, { description, ...schema }]) => ({
+    name,
+    in: "query",
+    ...(required.includes(name) ? { required: true } : {}),
+    ...(description ? { description } : {}),
+    schema,
+  }));
+}
+
+type Add = (path: string, method: string, op: Operation) => void;
+
+/** A priced POST, and the GET that describes it. */
+function pricedOperation(
+  op: PricedOperation,
+  setup: PaymentSetup,
+  schemas: Record<string, Schema>,
+  add: Add,
+) {
+  const route = op.priced;
+  const name = pascal(op.name);
+  if (op.request) schemas[`${name}Request`] = schemaOf(op.request, "input");
+  if (op.response) schemas[`${name}Response`] = schemaOf(op.response, "output");
+  const params = pathParameters(op);
+  add(op.path, "get", { ...describeOp(op, name), ...(params.length ? { parameters: params } : {}) });
+  const wallets = setup.wallets && route.payment === "any";
+  add(op.path, "post", {
+    operationId: op.name,
+    summary: op.summary,
+    description: `Price: ${PRICE_RULES[route.pricing]}\n\nAuth: ${paymentTerms(route, setup)}${route.limits ? `\n\nLimits: ${route.limits}` : ""}`,
+    tags: ["operations"],
+    ...(params.length ? { parameters: params } : {}),
+    security: wallets ? PAID : KEYED,
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: ref(`${name}Request`), example: route.example } },
+    },
+    responses: {
+      "200": {
+        description: "Done (a batch or crawl: started; poll its url)",
+        ...(op.response ? { content: json(ref(`${name}Response`)) } : {}),
+        ...(wallets
+          ? {
+              headers: {
+                "PAYMENT-RESPONSE": {
+                  description: "x402 settlement, when paid by wallet",
+                  schema: { type: "string" },
+                },
+              },
+            }
+          : {}),
+      },
+      ...errors([...PRICED_ERRORS, ...(route.errors ?? [])], wallets),
+    },
+  });
+}
+
+/** A free operation: job status and cancel, session close, feedback, the search providers. */
+function freeOperation(op: AnyOperation, setup: PaymentSetup, schemas: Record<string, Schema>, add: Add) {
+  const free = op.free;
+  if (!free) throw new Error(`operation ${op.name} is neither priced nor free`);
+  const name = pascal(op.name);
+  const body = op.method === "POST" ? op.request : undefined;
+  if (body) schemas[`${name}Request`] = schemaOf(body, "input");
+  const responseName = free.responseName ?? `${name}Response`;
+  if (op.response) schemas[responseName] = schemaOf(op.response, "output");
+  const parameters = [...pathParameters(op), ...queryParameters(op)];
+  const security = free.auth === "key" || (free.auth === "any" && !setup.wallets) ? KEYED : PAID;
+  add(op.path, op.method.toLowerCase(), {
+    operationId: op.name,
+    summary: op.summary,
+    tags: free.tags,
+    ...(free.auth ? { security } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(body ? { requestBody: { required: true, content: json(ref(`${name}Request`)) } } : {}),
+    responses: {
+      "200": { description: free.ok, ...(op.response ? { content: json(ref(responseName)) } : {}) },
+      ...errors(free.errors),
+    },
+  });
+}
 
 /** The OpenAPI 3.1 document of the whole api, generated from the contracts, as this deployment takes payment. */
 export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
@@ -151,119 +223,10 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
     paths[path] = { ...paths[path], [method]: op };
   };
 
-  for (const route of OPERATION_ROUTES) {
-    const name = pascal(route.path);
-    schemas[`${name}Request`] = schemaOf(route.request, "input");
-    if (route.response) schemas[`${name}Response`] = schemaOf(route.response, "output");
-    const params = route.path.includes("{provider}") ? [providerParam] : [];
-    add(route.path, "get", { ...describeOp(route, name), ...(params.length ? { parameters: params } : {}) });
-    const wallets = setup.wallets && route.payment === "any";
-    add(route.path, "post", {
-      operationId: name.charAt(0).toLowerCase() + name.slice(1),
-      summary: route.summary,
-      description: `Price: ${PRICE_RULES[route.pricing]}\n\nAuth: ${paymentTerms(route, setup)}${route.limits ? `\n\nLimits: ${route.limits}` : ""}`,
-      tags: ["operations"],
-      ...(params.length ? { parameters: params } : {}),
-      security: wallets ? PAID : KEYED,
-      requestBody: {
-        required: true,
-        content: { "application/json": { schema: ref(`${name}Request`), example: route.example } },
-      },
-      responses: {
-        "200": {
-          description: "Done (a batch or crawl: started; poll its url)",
-          ...(route.response ? { content: json(ref(`${name}Response`)) } : {}),
-          ...(wallets
-            ? {
-                headers: {
-                  "PAYMENT-RESPONSE": {
-                    description: "x402 settlement, when paid by wallet",
-                    schema: { type: "string" },
-                  },
-                },
-              }
-            : {}),
-        },
-        ...errors(
-          [...PRICED_ERRORS, ...(route.pricing === "act" ? [404, 410] : []), ...(params.length ? [404] : [])],
-          wallets,
-        ),
-      },
-    });
+  for (const op of OPERATIONS) {
+    if (op.priced) pricedOperation(op as PricedOperation, setup, schemas, add);
+    else freeOperation(op, setup, schemas, add);
   }
-
-  schemas.JobStatus = schemaOf(jobStatusResponse, "output");
-  for (const [kind, path] of [
-    ["batch", "/web/v1/scrape/batch/{id}"],
-    ["crawl", "/web/v1/crawl/{id}"],
-  ] as const) {
-    const parameters = [
-      idParam(`The jobId of the ${kind}`),
-      {
-        name: "cursor",
-        in: "query",
-        schema: { type: "string" },
-        description: "The next of the previous answer",
-      },
-      { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 50 } },
-    ];
-    add(path, "get", {
-      operationId: `${kind}Status`,
-      summary: `Status, counts and the next finished pages of a ${kind} job (free)`,
-      tags: ["jobs"],
-      security: KEYED,
-      parameters,
-      responses: {
-        "200": { description: "The job", content: json(ref("JobStatus")) },
-        ...errors(READ_ERRORS),
-      },
-    });
-    add(path, "delete", {
-      operationId: `${kind}Cancel`,
-      summary: `Cancel a ${kind} job: queued pages are dropped and their hold refunded (free)`,
-      tags: ["jobs"],
-      security: KEYED,
-      parameters: [parameters[0]],
-      responses: {
-        "200": { description: "The job after cancelling", content: json(ref("JobStatus")) },
-        ...errors(READ_ERRORS),
-      },
-    });
-  }
-
-  schemas.SessionClose = schemaOf(sessionCloseResponse, "output");
-  add("/web/v1/session/{id}", "delete", {
-    operationId: "sessionClose",
-    summary: "Close a live session and free its browser slot (free, idempotent)",
-    tags: ["operations"],
-    security: PAID,
-    parameters: [idParam("The sessionId")],
-    responses: {
-      "200": { description: "Closed", content: json(ref("SessionClose")) },
-      ...errors([...READ_ERRORS, 410]),
-    },
-  });
-
-  schemas.FeedbackRequest = schemaOf(feedbackRequest, "input");
-  schemas.FeedbackResponse = schemaOf(feedbackResponse, "output");
-  add("/web/v1/feedback", "post", {
-    operationId: "feedback",
-    summary: "Tell the operators about a wrong result, a price, a bug or a wish (free, no key needed)",
-    tags: ["operations"],
-    security: PAID,
-    requestBody: { required: true, content: json(ref("FeedbackRequest")) },
-    responses: {
-      "200": { description: "Stored", content: json(ref("FeedbackResponse")) },
-      ...errors([400, 413, 429]),
-    },
-  });
-
-  add("/web/v1/search", "get", {
-    operationId: "searchProviders",
-    summary: "The search providers this deployment configured, each with its path and MCP tool",
-    tags: ["self-description"],
-    responses: { "200": { description: "Providers", content: json({ type: "object" }) } },
-  });
 
   const views: Array<[string, string, z.ZodType, string]> = [
     ["/web/v1/account", "account", accountView, "The account, its balance and the key used"],
@@ -382,6 +345,14 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
   };
 }
 
+/** An operation's MCP tools as llms.txt names them: web_search_{provider} stands for one per provider. */
+function toolNames(op: AnyOperation): string[] {
+  if (!op.tool) return [];
+  if (!("each" in op.tool)) return [op.tool.name];
+  const [param] = pathParams(op.path);
+  return [`${op.tool.name} (one per configured ${param})`];
+}
+
 /** /llms.txt: what an agent needs to start, in plain text, from the same route table and prices. */
 export function buildLlmsTxt(setup: PaymentSetup): string {
   const lines = [
@@ -398,21 +369,21 @@ export function buildLlmsTxt(setup: PaymentSetup): string {
     "## Operations",
     "",
   ];
-  for (const r of OPERATION_ROUTES) {
-    lines.push(`- POST ${r.path}: ${r.summary}`);
+  for (const op of OPERATIONS) {
+    const r = op.priced;
+    if (!r) continue;
+    lines.push(`- POST ${op.path}: ${op.summary}`);
     lines.push(`  Price: ${PRICE_RULES[r.pricing]}${r.limits ? ` Limits: ${r.limits}` : ""}`);
     lines.push(`  Pay: ${paymentTerms(r, setup)}`);
     lines.push(`  Example body: ${JSON.stringify(r.example)}`);
   }
   lines.push(
-    "- DELETE /web/v1/session/{id}: close a session (free).",
-    "- GET|DELETE /web/v1/scrape/batch/{id}, /web/v1/crawl/{id}: job status with results (follow `next` as `cursor`), or cancel.",
-    "- POST /web/v1/feedback: report a problem or a wish (free).",
+    ...OPERATIONS.filter((op) => !op.priced).map((op) => `- ${op.method} ${op.path}: ${op.summary}.`),
     "- GET /web/v1/account, /account/usage, /account/transactions, /account/sessions: your balance and history.",
     "",
     "## MCP tools",
     "",
-    "web_scrape, web_session_open, web_act, web_session_close, web_scrape_batch, web_batch_status, web_map, web_crawl, web_crawl_status, web_search_{provider} (one per configured provider), web_feedback.",
+    `${OPERATIONS.flatMap(toolNames).join(", ")}.`,
     "",
   );
   return lines.join("\n");

@@ -17,7 +17,7 @@ import { readReply } from "../src/bus-replies.ts";
 import type { ApiContext } from "../src/context.ts";
 import { ApiError } from "../src/errors.ts";
 import { createApiMetrics } from "../src/metrics.ts";
-import { browserTask } from "../src/routes/scrape.ts";
+import { browserTask } from "../src/operations/shared.ts";
 
 const newMetrics = () =>
   createApiMetrics({

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { OPERATION_ROUTES } from "@browserfleet/contracts";
 import { describeRoute } from "../src/describe.ts";
+import { PRICED_OPERATIONS } from "../src/operations/index.ts";
 
 describe("route self-descriptions come from the contracts", () => {
   it("every operation route has a request schema, price, auth and example", () => {
-    for (const route of OPERATION_ROUTES) {
+    for (const route of PRICED_OPERATIONS) {
       const doc = describeRoute(route, { wallets: false }) as {
         request: { schema: { properties: Record<string, unknown> } };
         price: string;
@@ -15,7 +15,7 @@ describe("route self-descriptions come from the contracts", () => {
     }
   });
   it("says how each configuration answers a POST without key or payment", () => {
-    const route = (path: string) => OPERATION_ROUTES.find((r) => r.path === path)!;
+    const route = (path: string) => PRICED_OPERATIONS.find((r) => r.path === path)!;
     type Doc = { auth: string; payment: unknown };
     const keysOnly = describeRoute(route("/web/v1/scrape"), { wallets: false }) as Doc;
     assert.deepEqual(keysOnly.payment, {
@@ -41,7 +41,7 @@ describe("route self-descriptions come from the contracts", () => {
     }
   });
   it("carries the spec's defaults and limits", () => {
-    const crawl = OPERATION_ROUTES.find((r) => r.path === "/web/v1/crawl")!;
+    const crawl = PRICED_OPERATIONS.find((r) => r.path === "/web/v1/crawl")!;
     const props = (
       describeRoute(crawl, { wallets: true }) as {
         request: { schema: { properties: Record<string, { default?: unknown; maximum?: number }> } };

@@ -2,7 +2,6 @@ export * from "./common.ts";
 export * from "./errors.ts";
 export * from "./jobs.ts";
 export * from "./payment-terms.ts";
-export * from "./routes.ts";
 export * from "./scrape.ts";
 export * from "./search.ts";
 export * from "./session.ts";

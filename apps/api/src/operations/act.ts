@@ -1,0 +1,119 @@
+import { encodeJson, sessionSubject } from "@browserfleet/bus";
+import {
+  type ActRequest,
+  type ActResponse,
+  actRequest,
+  actResponse,
+  type SessionActMessage,
+  sessionActReply,
+} from "@browserfleet/contracts";
+import { PRICES, priceOf, sessionMinutesDue } from "@browserfleet/pricing";
+import type { Msg } from "@nats-io/transport-node";
+import { ALLOWANCE } from "../allowance/index.ts";
+import { type Caller, payFor } from "../billing/payment.ts";
+import { readReply } from "../bus-replies.ts";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { claimMinutes, recordAct, unclaimMinutes } from "../sessions/store.ts";
+import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-sessions.ts";
+import { defineOperation } from "./operation.ts";
+import { precheckUrl, taskFailed } from "./shared.ts";
+
+export const act = defineOperation({
+  name: "act",
+  method: "POST",
+  path: "/web/v1/act",
+  summary:
+    "Run 1 to 25 actions (type, press, click, select, wait, ...) in an open session and return the page state after them.",
+  request: actRequest,
+  response: actResponse,
+  priced: {
+    pricing: "act",
+    allowance: "act",
+    payment: "any",
+    limits: "1 to 25 actions per call.",
+    example: { sessionId: "s_...", actions: [{ type: { ref: "e5", text: "alice" } }, { press: "Enter" }] },
+    errors: [404, 410],
+  },
+  tool: {
+    name: "web_act",
+    title: "Act in a browser session",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    description: `Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. $0.0005 per action that ran, plus $0.004 per minute open past the first. Keyless callers get ${ALLOWANCE.act.ever} free actions in all.`,
+  },
+  run: (ctx, req, call) => paidAct(ctx, req, call.caller),
+});
+
+/** Thrown by an act that finds no browser behind its session. */
+const SESSION_GONE = new Error("the session's browser is gone");
+
+/** Act on a live session: run the actions on the worker that holds it, charge what ran. */
+async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promise<ActResponse> {
+  const started = performance.now();
+  const row = await ownedSession(ctx, req.sessionId, caller);
+  if (row.status !== "open") throw ended(row);
+  for (const [i, a] of req.actions.entries())
+    if ("navigate" in a) await precheckUrl(ctx, a.navigate.url, `actions.${i}.navigate.url`);
+  const minutesDue = sessionMinutesDue(row.openedAt, row.billedMinutes, new Date());
+  const budget = ctx.config.ACT_TIMEOUT_MS;
+  const result = await payFor(ctx, caller, {
+    route: act.priced.allowance,
+    request: req,
+    quote: priceOf({ route: "act", request: req, minutesDue }),
+    description: `${req.actions.length} action(s) on session ${row.id}`,
+    holdMs: budget + 60_000,
+    work: async (payer) => {
+      if (payer.kind === "wallet" && row.payer !== payer.address.toLowerCase()) throw notFound(row.id);
+      const minutes =
+        minutesDue > 0 &&
+        (await claimMinutes(ctx.db.db, row.id, row.billedMinutes, row.billedMinutes + minutesDue))
+          ? minutesDue
+          : 0;
+      try {
+        return await actOnWorker(minutes);
+      } catch (err) {
+        // The minutes were not charged: the next act or the session's end bills them (so give them back
+        // before a gone session's end is recorded).
+        if (minutes > 0)
+          await unclaimMinutes(ctx.db.db, row.id, row.billedMinutes, row.billedMinutes + minutes);
+        if (err === SESSION_GONE) throw ended(await markGone(ctx, row));
+        throw err;
+      }
+    },
+  });
+  result.metadata.ms = Math.round(performance.now() - started);
+  return result;
+
+  async function actOnWorker(minutes: number) {
+    const message: SessionActMessage = {
+      requestId: caller.requestId,
+      actions: req.actions,
+      formats: req.formats,
+      budgetMs: budget,
+    };
+    let received: Msg;
+    try {
+      received = await ctx.nc.request(sessionSubject(row.id, "act"), encodeJson(message), {
+        timeout: budget + 15_000,
+      });
+    } catch (err) {
+      if (isNoResponders(err)) throw SESSION_GONE;
+      if (/timeout/i.test(String((err as Error).message)))
+        throw new ApiError("timeout", `the session's browser did not answer within ${budget + 15_000} ms`);
+      throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
+    }
+    const reply = readReply(ctx.metrics, sessionActReply, "act", "act", received.data);
+    if (!reply.ok) {
+      if (reply.error.code === "session_lost") throw SESSION_GONE;
+      throw taskFailed(reply.error);
+    }
+    const ran = reply.result.actions.filter((a) => a.status === "ok").length;
+    const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
+    await recordAct(ctx.db.db, row.id, {
+      actions: ran,
+      chargedMicros: charge,
+      expiresAt: new Date(reply.result.metadata.expiresAt),
+    });
+    return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran };
+  }
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import {
+  type ScrapeRequest,
+  type ScrapeResponse,
+  type ScrapeTask,
+  scrapeRequest,
+  scrapeResponse,
+  type TaskReply,
+} from "@browserfleet/contracts";
+import { browserRequest, completeJson, jsonDepsFrom } from "@browserfleet/extract";
+import { priceOf } from "@browserfleet/pricing";
+import { type CacheHit, isCacheable, responseFromCache } from "@browserfleet/render-cache";
+import { ALLOWANCE } from "../allowance/index.ts";
+import { type Caller, payFor } from "../billing/payment.ts";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { defineOperation, READS_WEB } from "./operation.ts";
+import { browserTask, checkJsonOptions, precheckUrl, taskFailed } from "./shared.ts";
+
+/** Time the browser gets beyond the page's own wait budget, to render the formats. */
+const RENDER_ALLOWANCE_MS = 30_000;
+
+export const scrape = defineOperation({
+  name: "scrape",
+  method: "POST",
+  path: "/web/v1/scrape",
+  summary:
+    "Render one page (or raw HTML) in a real browser and return any of: markdown, html, links, screenshot, pdf, elements, json, accessibility, controls. All formats come from one navigation.",
+  request: scrapeRequest,
+  response: scrapeResponse,
+  priced: {
+    pricing: "scrape",
+    allowance: "scrape",
+    payment: "any",
+    jsonFormat: true,
+    example: { url: "https://example.com/", formats: ["markdown", "links"] },
+  },
+  tool: {
+    name: "web_scrape",
+    title: "Scrape a web page",
+    annotations: READS_WEB,
+    description: `Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). $0.001 per format; keyless callers get ${ALLOWANCE.scrape.perDay} free a day, at most ${ALLOWANCE.scrape.perSitePerDay} distinct pages of a site, without screenshot, pdf or json.`,
+  },
+  run: (ctx, req, call) => paidScrape(ctx, req, call.caller),
+});
+
+/** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
+async function renderOnWorker(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
+  const budget = Math.min(ctx.config.SCRAPE_TIMEOUT_MS, (req.wait?.timeout ?? 30_000) + RENDER_ALLOWANCE_MS);
+  const task: ScrapeTask = {
+    kind: "scrape",
+    taskId: randomUUID(),
+    requestId,
+    deadline: Date.now() + budget,
+    request: req,
+  };
+  return browserTask(ctx, task, budget, "scrape");
+}
+
+function chargeFor(result: ScrapeResponse): number {
+  const out = result.metadata.formats.filter((f) => f in result.data);
+  return priceOf({
+    route: "scrape",
+    request: { formats: out },
+    cachedFormats: result.metadata.cached ?? [],
+  }).micros;
+}
+
+/** Fold cache hits into a fresh render of the other formats, in the request's format order. */
+function merge(req: ScrapeRequest, fresh: ScrapeResponse, hit: CacheHit): ScrapeResponse {
+  if (hit.formats.length === 0) return fresh;
+  const data: Record<string, unknown> = {};
+  for (const f of req.formats) {
+    if (f in hit.data) data[f] = hit.data[f];
+    else if (f in fresh.data) data[f] = fresh.data[f];
+  }
+  return {
+    success: Object.keys(data).length > 0,
+    data,
+    errors: fresh.errors,
+    metadata: { ...fresh.metadata, formats: req.formats, cached: hit.formats },
+  };
+}
+
+/**
+ * A priced scrape for any caller, REST or MCP: SSRF pre-check, cache look-up, the exact quote, payment,
+ * then render whatever the cache did not have. `metadata.ms` is the caller's wall time.
+ */
+async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): Promise<ScrapeResponse> {
+  const started = performance.now();
+  checkJsonOptions(req.json);
+  await precheckUrl(ctx, req.url);
+  const scope = ctx.config.CACHE_SCOPE === "account" ? (caller.auth?.accountId ?? null) : undefined;
+  const hit: CacheHit =
+    req.maxAge !== undefined && scope !== null
+      ? await ctx.cache.lookup(req, req.maxAge, scope)
+      : { data: {}, formats: [] };
+  const quote = priceOf({ route: "scrape", request: req, cachedFormats: hit.formats });
+  const missing = req.formats.filter((f) => !(f in hit.data));
+  const end = ctx.metrics.scrapeDuration.startTimer();
+  let result: ScrapeResponse;
+  try {
+    result = await payFor(ctx, caller, {
+      route: scrape.priced.allowance,
+      request: req,
+      quote,
+      description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
+      keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
+      holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
+      final: missing.length === 0,
+      work: async () => {
+        if (missing.length === 0) {
+          const cached = responseFromCache(req, hit);
+          return { result: cached, chargeMicros: chargeFor(cached) };
+        }
+        const wanted = { ...req, formats: missing };
+        const reply = await renderOnWorker(ctx, browserRequest(wanted), caller.requestId);
+        if (!reply.ok) throw taskFailed(reply.error);
+        const fresh = await completeJson(wanted, reply.result, jsonDepsFrom(ctx.config));
+        // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.
+        if (scope !== null && isCacheable(req)) await ctx.cache.store(req, fresh, scope);
+        const merged = merge(req, fresh, hit);
+        return { result: merged, chargeMicros: chargeFor(merged) };
+      },
+    });
+  } catch (err) {
+    end({ outcome: err instanceof ApiError ? err.code : "error" });
+    throw err;
+  }
+  result.metadata.ms = Math.round(performance.now() - started);
+  for (const f of req.formats)
+    ctx.metrics.formatsRendered.inc({
+      format: f,
+      outcome: result.metadata.cached?.includes(f) ? "cached" : f in result.data ? "ok" : "error",
+    });
+  end({ outcome: result.success ? "ok" : "all_formats_failed" });
+  return result;
+}

@@ -1,0 +1,189 @@
+import { randomUUID } from "node:crypto";
+import { newId, placeHold, settleHold } from "@browserfleet/billing";
+import {
+  MalformedReplyError,
+  QueueFullError,
+  runTask,
+  TaskNotStartedError,
+  TaskTimeoutError,
+} from "@browserfleet/bus";
+import {
+  type SessionOpenReply,
+  type SessionOpenTask,
+  type SessionRequest,
+  type SessionResponse,
+  sessionRequest,
+  sessionResponse,
+} from "@browserfleet/contracts";
+import { PRICES, priceOf, sessionTailMinutes, usd } from "@browserfleet/pricing";
+import { ALLOWANCE } from "../allowance/index.ts";
+import { type Caller, type Payer, payFor } from "../billing/payment.ts";
+import { malformedReply } from "../bus-replies.ts";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { insertSession } from "../sessions/store.ts";
+import { closeOnWorker, noCapacity, ownerOf } from "./live-sessions.ts";
+import { defineOperation, STARTS } from "./operation.ts";
+import { precheckUrl, taskFailed } from "./shared.ts";
+
+/** Time the worker gets beyond the page's own wait budget to open the page and render its formats. */
+const RENDER_ALLOWANCE_MS = 30_000;
+
+export const session = defineOperation({
+  name: "session",
+  method: "POST",
+  path: "/web/v1/session",
+  summary:
+    "Open a live browser session on a page; returns sessionId and the page's controls map for /web/v1/act.",
+  request: sessionRequest,
+  response: sessionResponse,
+  priced: {
+    pricing: "session",
+    allowance: "session",
+    payment: "any",
+    jsonFormat: true,
+    example: { url: "https://example.com/login" },
+  },
+  tool: {
+    name: "web_session_open",
+    title: "Open a live browser session",
+    annotations: STARTS,
+    description: `Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). $0.005 including the first minute; close it with web_session_close when done. Keyless callers get ${ALLOWANCE.session.ever} free session, without screenshot, pdf or json.`,
+  },
+  run: (ctx, req, call) => paidSessionOpen(ctx, req, call.caller),
+});
+
+/** Open a live session for any caller, REST or MCP. */
+async function paidSessionOpen(
+  ctx: ApiContext,
+  req: SessionRequest,
+  caller: Caller,
+): Promise<SessionResponse> {
+  const started = performance.now();
+  await precheckUrl(ctx, req.url);
+  if (!(await ctx.workers.anyAlive()))
+    throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
+      "Retry-After": "5",
+    });
+  if ((await ctx.workers.freeSlots()) === 0) throw noCapacity();
+  const cfg = ctx.config;
+  const quote = priceOf({ route: "session", request: req });
+  let opened: { id: string } | undefined;
+  try {
+    const result = await payFor(ctx, caller, {
+      route: session.priced.allowance,
+      request: req,
+      quote,
+      description: `open a browser session on ${req.url ?? "raw html"}`,
+      keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
+      holdMs: cfg.SCRAPE_TIMEOUT_MS + cfg.SESSION_START_WITHIN_MS + 60_000,
+      work: async (payer) => {
+        const sessionId = newId("ses");
+        const tail =
+          payer.kind === "account"
+            ? await holdTail(ctx, payer.accountId, caller.requestId, quote.micros)
+            : undefined;
+        try {
+          return await openOnWorker(sessionId, payer, tail);
+        } catch (err) {
+          if (tail) await settleHold(ctx.db.db, tail, 0, "the session did not open");
+          throw err;
+        }
+      },
+    });
+    result.metadata.ms = Math.round(performance.now() - started);
+    return result;
+  } catch (err) {
+    // Opened but not paid for after all (settlement failed, or the row could not be written): close it.
+    if (opened) await closeOnWorker(ctx, opened.id).catch(() => {});
+    throw err;
+  }
+
+  async function openOnWorker(sessionId: string, payer: Payer, tailHoldId: string | undefined) {
+    const startWithin = cfg.SESSION_START_WITHIN_MS;
+    const budget = Math.min(cfg.SCRAPE_TIMEOUT_MS, (req.wait?.timeout ?? 30_000) + RENDER_ALLOWANCE_MS);
+    const task: SessionOpenTask = {
+      kind: "session_open",
+      taskId: randomUUID(),
+      requestId: caller.requestId,
+      // A little before the api gives up, so a worker never starts a session nobody waits for.
+      deadline: Date.now() + Math.max(100, startWithin - 300),
+      sessionId,
+      request: req,
+      idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
+      maxMs: cfg.SESSION_MAX_LIFETIME_MS,
+    };
+    let reply: SessionOpenReply;
+    try {
+      reply = await runTask(ctx.nc, task, startWithin + budget, { startWithinMs: startWithin });
+    } catch (err) {
+      if (err instanceof MalformedReplyError) {
+        // It may have opened all the same: do not leave it holding a slot until its idle timeout.
+        void closeOnWorker(ctx, sessionId).catch(() => {});
+        throw malformedReply(ctx.metrics, err.kind, err.message, "session open");
+      }
+      if (err instanceof TaskNotStartedError || err instanceof QueueFullError) throw noCapacity();
+      if (err instanceof TaskTimeoutError)
+        throw new ApiError("timeout", `the session did not open within ${budget} ms`);
+      throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`);
+    }
+    if (!reply.ok) throw taskFailed(reply.error);
+    opened = { id: sessionId };
+    const out = reply.result;
+    const cameOut = req.formats.filter((f) => f in out.data);
+    const charge = priceOf({
+      route: "session",
+      request: { formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1) },
+    }).micros;
+    await insertSession(ctx.db.db, {
+      id: sessionId,
+      owner: ownerOf(payer),
+      workerId: reply.workerId,
+      url: req.url ?? null,
+      openedAt: new Date(Date.now() - out.metadata.ms),
+      expiresAt: new Date(out.metadata.expiresAt),
+      chargedMicros: charge,
+      tailHoldId,
+    });
+    return { result: out, chargeMicros: charge };
+  }
+}
+
+/**
+ * A key-paid session holds what its idle tail can cost (the minutes after its last act, charged when it
+ * ends), so the balance is sure to cover them. 402 when it does not.
+ */
+async function holdTail(
+  ctx: ApiContext,
+  accountId: string,
+  requestId: string,
+  openMicros: number,
+): Promise<string> {
+  const cfg = ctx.config;
+  const micros =
+    sessionTailMinutes({
+      idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
+      actBudgetMs: cfg.ACT_TIMEOUT_MS,
+      maxLifetimeMs: cfg.SESSION_MAX_LIFETIME_MS,
+    }) * PRICES.sessionMinute;
+  const hold = await placeHold(ctx.db.db, {
+    accountId,
+    micros,
+    route: "session",
+    requestId,
+    // Outlives the session: it is closed when the session ends; the reaper only steps in if that never happens.
+    ttlMs: cfg.SESSION_MAX_LIFETIME_MS + 15 * 60_000,
+  });
+  if (!hold.ok)
+    throw new ApiError(
+      "insufficient_balance",
+      `opening this session costs ${usd(openMicros)} and also holds ${usd(micros)} for the minutes it may stay open after its last act (what is not used goes back when it ends); the balance is ${usd(hold.balanceMicros + openMicros)}; top up to continue`,
+      undefined,
+      undefined,
+      {
+        price: { usd: usd(openMicros + micros), micros: openMicros + micros },
+        balance: { usd: usd(hold.balanceMicros + openMicros), micros: hold.balanceMicros + openMicros },
+      },
+    );
+  return hold.holdId;
+}

@@ -1,0 +1,91 @@
+import { MalformedReplyError, QueueFullError, runTask, TaskTimeoutError } from "@browserfleet/bus";
+import {
+  type BrowserTask,
+  ERROR_STATUS,
+  type ErrorCode,
+  type ReplyOf,
+  type ScrapeRequest,
+  type TaskError,
+} from "@browserfleet/contracts";
+import { schemaProblem } from "@browserfleet/extract";
+import { SsrfError } from "@browserfleet/ssrf";
+import { malformedReply } from "../bus-replies.ts";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+
+/*
+ * What several operations share: the URL pre-check, a browser task with the answers every synchronous
+ * operation gives, and a worker's error reply as the caller's error.
+ */
+
+/** A fast 400 for a URL the guard refuses, before any quote or payment (the worker's proxy checks every hop again). */
+export async function precheckUrl(
+  ctx: Pick<ApiContext, "guard">,
+  url: string | undefined,
+  field = "url",
+): Promise<void> {
+  if (!url) return;
+  try {
+    await ctx.guard.check(url);
+  } catch (err) {
+    if (err instanceof SsrfError)
+      throw new ApiError(err.code, err.message, [{ field, message: err.message }]);
+    throw err;
+  }
+}
+
+/**
+ * Send one task to the browser queue and wait for its reply, with the answers every synchronous operation
+ * gives: 503 when no worker runs or the bus is down, 429 when the queue is full, 504 when late, 500 when
+ * the reply is not what the task table declares for the task's kind.
+ */
+export async function browserTask<T extends BrowserTask>(
+  ctx: ApiContext,
+  task: T,
+  timeoutMs: number,
+  what: string,
+): Promise<ReplyOf<T["kind"]>> {
+  if (!(await ctx.workers.anyAlive())) {
+    throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
+      "Retry-After": "5",
+    });
+  }
+  try {
+    return await runTask(ctx.nc, task, timeoutMs);
+  } catch (err) {
+    if (err instanceof MalformedReplyError) throw malformedReply(ctx.metrics, err.kind, err.message, what);
+    if (err instanceof QueueFullError) {
+      throw new ApiError(
+        "no_capacity",
+        "every browser slot is busy and the queue is full; retry after a few seconds",
+        undefined,
+        { "Retry-After": "5" },
+      );
+    }
+    if (err instanceof TaskTimeoutError)
+      throw new ApiError("timeout", `the ${what} did not finish within ${timeoutMs} ms`);
+    throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`, undefined, {
+      "Retry-After": "5",
+    });
+  }
+}
+
+/**
+ * A worker's error reply as the caller's error: its code when the interface has it, else `fallback` (what
+ * failing means for that work: a render that failed, or a site that did).
+ */
+export function taskFailed(error: TaskError, fallback: ErrorCode = "render_failed"): ApiError {
+  return new ApiError(error.code in ERROR_STATUS ? (error.code as ErrorCode) : fallback, error.message);
+}
+
+/** json options must say what to extract, with a schema a validator can compile. */
+export function checkJsonOptions(json: ScrapeRequest["json"], field = "json"): void {
+  if (!json) return;
+  if (json.prompt === undefined && json.schema === undefined) {
+    const message = "json needs a prompt, a schema, or both";
+    throw new ApiError("invalid_request", message, [{ field, message }]);
+  }
+  const problem = json.schema ? schemaProblem(json.schema) : undefined;
+  if (problem)
+    throw new ApiError("invalid_request", problem, [{ field: `${field}.schema`, message: problem }]);
+}
