@@ -48,6 +48,7 @@ const MAX_OPTIONS = 50;
 interface SnapshotNode {
   role?: string;
   name?: string;
+  text?: string;
   ref?: string;
   box?: Box;
   disabled?: boolean;
@@ -111,4 +112,40 @@ export function controlsFromSnapshot(
   };
   visit(tree, false);
   return { controls: found.slice(0, opts.limit), total: found.length };
+}
+
+const MAX_TEXT_LINES = 2_000;
+const MAX_LINE = 500;
+
+/**
+ * The page's text from the same snapshot, one line per text run or named element (a heading, an image),
+ * in page order; what controls say is in the controls themselves and is left out. For telling what
+ * changed between two states of a page.
+ */
+export function textFromSnapshot(tree: unknown): string[] {
+  const lines: string[] = [];
+  const push = (raw: string) => {
+    const line = raw.replace(/\s+/g, " ").trim();
+    if (line && lines.length < MAX_TEXT_LINES)
+      lines.push(line.length > MAX_LINE ? `${line.slice(0, MAX_LINE - 1)}…` : line);
+  };
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    if (typeof node === "string") {
+      push(node);
+      return;
+    }
+    if (!node || typeof node !== "object") return;
+    const n = node as SnapshotNode;
+    if (CONTROL_ROLES.has(n.role ?? "")) return;
+    const children = n.children ?? [];
+    if (typeof n.text === "string") push(n.text);
+    else if (n.name && !children.some((c) => typeof c === "string")) push(n.name);
+    visit(children);
+  };
+  visit(tree);
+  return lines;
 }

@@ -9,13 +9,15 @@ import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
 import { type ClearOverlaysResult, clearOverlays } from "../page/overlays.ts";
-import { type Control, controlsFromSnapshot } from "./controls-tree.ts";
-import { cssPathOf } from "./in-page.ts";
+import { addSelectors } from "./control-selectors.ts";
+import { type Control, controlsFromSnapshot, textFromSnapshot } from "./controls-tree.ts";
 
 export interface FormatOutcome {
   data: Partial<Record<Format, unknown>>;
   errors: Partial<Record<Format, { code: string; message: string }>>;
   controlsTruncated?: boolean;
+  /** The page's text lines from the controls snapshot, for a session's changes (session/changes.ts). */
+  controlsText?: string[];
   screenshotTruncated?: boolean;
   /** For metadata.mainContent: set when the request asked for onlyMainContent. */
   mainContent?: MainContentStatus;
@@ -110,12 +112,13 @@ const RENDERERS: { readonly [F in Format]: Renderer } = {
   },
   controls: async (page, req, out) => {
     await clearOverlaysOnce(page, req, out);
-    const { controls, truncated } = await readControls(
+    const { controls, truncated, text } = await readControls(
       page,
       req.controls?.visibleOnly ?? true,
       req.controls?.limit ?? 200,
     );
     if (truncated) out.controlsTruncated = true;
+    out.controlsText = text;
     return controls;
   },
   screenshot: async (page, req, out) => {
@@ -190,16 +193,9 @@ export async function readControls(
   page: Page,
   visibleOnly: boolean,
   limit: number,
-): Promise<{ controls: Control[]; truncated: boolean }> {
+): Promise<{ controls: Control[]; truncated: boolean; text: string[] }> {
   const tree = await page.ariaSnapshotJSON({ mode: "ai", boxes: true, timeout: 10_000 });
   const { controls, total } = controlsFromSnapshot(tree, { visibleOnly, limit });
-  await Promise.all(
-    controls.map(async (c) => {
-      c.selector = await page
-        .locator(`aria-ref=${c.ref}`)
-        .evaluate(cssPathOf, undefined, { timeout: 2000 })
-        .catch(() => undefined);
-    }),
-  );
-  return { controls, truncated: total > controls.length };
+  await addSelectors(page, controls);
+  return { controls, truncated: total > controls.length, text: textFromSnapshot(tree) };
 }
