@@ -28,12 +28,25 @@ export async function claimWalletPayment(db: Db, c: WalletPaymentClaim): Promise
   return rows[0]?.id;
 }
 
-/** The work succeeded and the payment settled on chain: record it in the ledger. */
-export async function recordWalletSettlement(db: Db, paymentId: string, transaction: string): Promise<void> {
+/**
+ * The work succeeded and the payment settled on chain: record it in the ledger. `amountMicros`: what
+ * moved, when it is less than the claim's amount (an x402 `upto` payment settles the call's cost).
+ */
+export async function recordWalletSettlement(
+  db: Db,
+  paymentId: string,
+  transaction: string,
+  amountMicros?: number,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const [p] = await tx
       .update(walletPayments)
-      .set({ status: "settled", transaction, settledAt: new Date() })
+      .set({
+        status: "settled",
+        transaction,
+        settledAt: new Date(),
+        ...(amountMicros === undefined ? {} : { amountMicros }),
+      })
       .where(and(eq(walletPayments.id, paymentId), eq(walletPayments.status, "pending")))
       .returning();
     if (!p) return;
