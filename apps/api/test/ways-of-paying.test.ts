@@ -334,20 +334,25 @@ describe("keyless allowance", () => {
 
 const PAYER = "0x00000000000000000000000000000000000000A1" as const;
 
-/** A facilitator that accepts signatures `sig:<nonce>` for the exact quoted amount, and settles what it verified. */
+/**
+ * A facilitator that accepts signatures `sig:<nonce>:<amount>[:upto]` for the quoted amount, and settles
+ * like the real one: `exact` the whole quote, `upto` the amount it is asked for, at most the quote.
+ */
 function fakeWallet(opts: { settleFails?: boolean } = {}) {
   const state = {
     settled: [] as number[],
     claims: new Map<string, WalletPaymentClaim>(),
     recorded: [] as string[],
+    recordedMicros: [] as number[],
   };
   const x402: Facilitator = {
     challenge: (q) => ({ header: `quote:${q.amountMicros}`, body: {} as never }),
     async verify(signature, q) {
-      const m = /^sig:(\w+):(\d+)$/.exec(signature);
+      const m = /^sig:(\w+):(\d+)(?::(upto))?$/.exec(signature);
       if (!m || Number(m[2]) !== q.amountMicros)
         throw new PaymentError("payment_invalid", "the signature does not match the quote");
       return {
+        scheme: m[3] ?? "exact",
         payer: PAYER,
         amountMicros: Number(m[2]),
         nonce: `0x${m[1]}`,
@@ -355,15 +360,18 @@ function fakeWallet(opts: { settleFails?: boolean } = {}) {
         asset: "0x0",
       } as unknown as VerifiedPayment;
     },
-    async settle(v) {
+    async settle(v, amountMicros = v.amountMicros) {
       if (opts.settleFails) throw new PaymentError("payment_failed", "the chain said no");
-      state.settled.push(v.amountMicros);
+      if (amountMicros > v.amountMicros || (v.scheme === "exact" && amountMicros !== v.amountMicros))
+        throw new RangeError(`${v.scheme} cannot settle ${amountMicros} of ${v.amountMicros}`);
+      state.settled.push(amountMicros);
       return {
         header: `settled:${v.nonce}`,
         transaction: `0xtx${v.nonce}`,
         payer: v.payer,
         network: v.network,
         nonce: v.nonce,
+        amountMicros,
       };
     },
   };
@@ -374,8 +382,9 @@ function fakeWallet(opts: { settleFails?: boolean } = {}) {
       state.claims.set(id, c);
       return id;
     },
-    async settled(id, transaction) {
+    async settled(id, transaction, amountMicros) {
       state.recorded.push(transaction);
+      state.recordedMicros.push(amountMicros);
       state.claims.delete(id);
     },
     async release(id) {
@@ -403,6 +412,33 @@ describe("wallet", () => {
     assert.equal(seen.headers["PAYMENT-RESPONSE"], "settled:0xaa");
     assert.deepEqual(seen.charged, [{ payer: "wallet", micros: 1_000 }]);
     assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 1_000, who: { payer: PAYER } }]);
+  });
+
+  it("upto: settles what came out, never more than the quote it was signed for", async () => {
+    const f = fakeWallet();
+    const { books: b, seen } = books();
+    assert.equal(await runPaid(pay(f, b, "sig:a1:1000:upto"), call(1_000), work(400).fn), "done");
+    assert.deepEqual(f.state.settled, [400]);
+    assert.deepEqual(f.state.recordedMicros, [400], "the ledger records what moved");
+    assert.deepEqual(seen.charged, [{ payer: "wallet", micros: 400 }]);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 400, who: { payer: PAYER } }]);
+    assert.equal(seen.headers["PAYMENT-RESPONSE"], "settled:0xa1");
+
+    await runPaid(pay(f, b, "sig:a2:1000:upto"), call(1_000), work(1_300).fn);
+    assert.deepEqual(f.state.settled, [400, 1_000]);
+
+    await runPaid(pay(f, b, "sig:a3:1000:upto"), call(1_000), work(0).fn);
+    assert.deepEqual(f.state.settled, [400, 1_000], "nothing came out: nothing settled");
+    assert.equal(f.state.claims.size, 0);
+  });
+
+  it("exact: the same partial outcome settles the whole quote", async () => {
+    const f = fakeWallet();
+    const { books: b, seen } = books();
+    await runPaid(pay(f, b, "sig:a4:1000"), call(1_000), work(400).fn);
+    assert.deepEqual(f.state.settled, [1_000]);
+    assert.deepEqual(f.state.recordedMicros, [1_000]);
+    assert.deepEqual(seen.charged, [{ payer: "wallet", micros: 1_000 }]);
   });
 
   it("settles nothing when nothing came out, and the same authorization may be sent again", async () => {

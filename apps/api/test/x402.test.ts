@@ -169,6 +169,20 @@ describe("x402 payments against a local chain", () => {
           maxTimeoutSeconds: 300,
           extra: { name: "USD Coin", version: "2" },
         },
+        {
+          scheme: "upto",
+          network: "eip155:8453",
+          amount: "1000",
+          asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+          payTo: chain.payTo,
+          maxTimeoutSeconds: 300,
+          extra: {
+            name: "USD Coin",
+            version: "2",
+            assetTransferMethod: "permit2",
+            facilitatorAddress: privateKeyToAccount(chain.facilitatorKey).address,
+          },
+        },
       ],
     });
     assert.deepEqual(body, decoded);
@@ -375,5 +389,175 @@ describe("x402 payments against a local chain", () => {
     assert.equal(settledNonces.length, 1); // through the route; the other one settled directly
     assert.equal(PAYER_START_MICROS - end.payer, 2000n);
     assert.equal(end.payTo, 2000n);
+  });
+});
+
+describe("x402 upto payments against a local chain (Permit2)", () => {
+  let chain: Chain;
+  let payments: X402Payments;
+  let server: Server;
+  let url: string;
+  let paying: ReturnType<typeof payingClient>;
+
+  const quote = () => ({ amountMicros: PRICE, resourceUrl: `${url}/work`, description: DESCRIPTION });
+  const balances = async () => ({
+    payer: await chain.balanceOf(chain.payer),
+    payTo: await chain.balanceOf(chain.payTo),
+  });
+  /** The "work" costs what the body says (0: nothing came out), at most the quote; fail: it throws. */
+  const call = (body: { cost?: number; fail?: boolean }) =>
+    paying.fetch(`${url}/work`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  before(async () => {
+    chain = await startChain();
+    await chain.approvePermit2(chain.payerKey);
+    payments = await createX402({
+      network: "eip155:8453",
+      asset: BASE_USDC,
+      assetName: "USD Coin",
+      assetVersion: "2",
+      payTo: chain.payTo,
+      maxTimeoutSeconds: 300,
+      facilitatorPrivateKey: chain.facilitatorKey,
+      rpcUrl: chain.rpcUrl,
+    });
+    const app = express();
+    app.post("/work", express.json(), async (req, res) => {
+      const signature = req.get("PAYMENT-SIGNATURE");
+      if (!signature) {
+        const c = payments.challenge(quote());
+        res.status(402).set("PAYMENT-REQUIRED", c.header).json(c.body);
+        return;
+      }
+      let verified: VerifiedPayment;
+      try {
+        verified = await payments.verify(signature, quote());
+      } catch (e) {
+        if (!(e instanceof PaymentError)) throw e;
+        res.status(402).json({ error: e.code, reason: e.reason, message: e.message });
+        return;
+      }
+      const cost = Math.min(Number(req.body?.cost ?? PRICE), PRICE);
+      if (req.body?.fail === true || cost === 0) {
+        res.status(req.body?.fail ? 500 : 200).json({ scheme: verified.scheme, settled: 0 });
+        return;
+      }
+      const settled = await payments.settle(verified, cost);
+      res.set("PAYMENT-RESPONSE", settled.header).json({
+        scheme: verified.scheme,
+        settled: settled.amountMicros,
+        transaction: settled.transaction,
+      });
+    });
+    server = app.listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    paying = payingClient(chain.payerKey, "upto");
+  });
+
+  after(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await chain?.stop();
+  });
+
+  test("@x402/fetch signs upto for the quote, and only what the call cost moves", async () => {
+    const start = await balances();
+    const res = await call({ cost: 400 });
+    const body = (await res.json()) as { scheme: string; settled: number; transaction: string };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.scheme, "upto");
+    assert.equal(body.settled, 400);
+
+    const sent = decodePaymentSignatureHeader(paying.sent.at(-1) ?? "") as PaymentPayload;
+    assert.equal(sent.accepted.scheme, "upto");
+    const auth = (sent.payload as { permit2Authorization: { permitted: { amount: string } } })
+      .permit2Authorization;
+    assert.equal(auth.permitted.amount, "1000", "the payer signed for at most the quote");
+
+    const receipt = decodePaymentResponseHeader(res.headers.get("PAYMENT-RESPONSE") ?? "");
+    assert.equal(receipt.success, true);
+    assert.equal(receipt.transaction, body.transaction);
+    assert.equal(receipt.amount, "400");
+    const end = await balances();
+    assert.equal(start.payer - end.payer, 400n);
+    assert.equal(end.payTo - start.payTo, 400n);
+  });
+
+  test("a call that cost the whole quote settles the whole quote", async () => {
+    const start = await balances();
+    const res = await call({ cost: PRICE });
+    assert.equal(res.status, 200, await res.text());
+    assert.equal(start.payer - (await chain.balanceOf(chain.payer)), 1000n);
+  });
+
+  test("a call where nothing came out, or that failed, settles nothing", async () => {
+    const start = await balances();
+    const nothing = await call({ cost: 0 });
+    assert.deepEqual(await nothing.json(), { scheme: "upto", settled: 0 });
+    const failed = await call({ fail: true });
+    assert.equal(failed.status, 500);
+    await failed.text();
+    assert.deepEqual(await balances(), start);
+  });
+
+  test("a settled upto signature is refused when replayed, and nothing moves", async () => {
+    const replay = paying.sent[0];
+    assert.ok(replay);
+    const start = await balances();
+    await assert.rejects(payments.verify(replay, quote()), {
+      name: "PaymentError",
+      code: "payment_replayed",
+    });
+    // A fresh process has no memory of it: the facilitator's simulation fails on the spent Permit2 nonce.
+    const restarted = await createX402({
+      network: "eip155:8453",
+      asset: BASE_USDC,
+      assetName: "USD Coin",
+      assetVersion: "2",
+      payTo: chain.payTo,
+      maxTimeoutSeconds: 300,
+      facilitatorPrivateKey: chain.facilitatorKey,
+      rpcUrl: chain.rpcUrl,
+    });
+    await assert.rejects(restarted.verify(replay, quote()), { name: "PaymentError" });
+    assert.deepEqual(await balances(), start);
+  });
+
+  test("never more than the payer signed for, and an exact payment only settles whole", async () => {
+    const header = encodePaymentSignatureHeader(
+      await paying.client.createPaymentPayload(payments.challenge(quote()).body),
+    );
+    const v = await payments.verify(header, quote());
+    assert.equal(v.scheme, "upto");
+    assert.equal(v.amountMicros, PRICE);
+    await assert.rejects(payments.settle(v, PRICE + 1), RangeError);
+    await assert.rejects(payments.settle(v, 0), RangeError);
+
+    const exact = payingClient(chain.payerKey, "exact");
+    const e = await payments.verify(
+      encodePaymentSignatureHeader(await exact.client.createPaymentPayload(payments.challenge(quote()).body)),
+      quote(),
+    );
+    assert.equal(e.scheme, "exact");
+    await assert.rejects(payments.settle(e, 400), RangeError);
+  });
+
+  test("a wallet that never approved Permit2 is refused before any work", async () => {
+    const key = "0x2222222222222222222222222222222222222222222222222222222222222222" as const;
+    await chain.mint(privateKeyToAccount(key).address, 5000n);
+    const client = payingClient(key, "upto").client;
+    const header = encodePaymentSignatureHeader(
+      await client.createPaymentPayload(payments.challenge(quote()).body),
+    );
+    await assert.rejects(payments.verify(header, quote()), (e: unknown) => {
+      assert.ok(e instanceof PaymentError);
+      assert.equal(e.code, "payment_invalid");
+      assert.equal(e.reason, "permit2_allowance_required");
+      return true;
+    });
   });
 });

@@ -13,14 +13,16 @@ import { type CallBooks, price, statusOf, type WayOfPaying } from "./way-of-payi
 export interface WalletClaims {
   /** The claim's id, or undefined when the nonce was already claimed (a replay). */
   claim(c: WalletPaymentClaim): Promise<string | undefined>;
-  settled(claimId: string, transaction: string): Promise<void>;
+  /** Settled on chain: `amountMicros` moved (what the ledger records). */
+  settled(claimId: string, transaction: string, amountMicros: number): Promise<void>;
   /** Drop the claim: the authorization was not used and may be sent again. */
   release(claimId: string): Promise<void>;
 }
 
 export const ledgerWalletClaims = (db: Db): WalletClaims => ({
   claim: (c) => claimWalletPayment(db, c),
-  settled: (claimId, transaction) => recordWalletSettlement(db, claimId, transaction),
+  settled: (claimId, transaction, amountMicros) =>
+    recordWalletSettlement(db, claimId, transaction, amountMicros),
   release: (claimId) => releaseWalletPayment(db, claimId),
 });
 
@@ -41,8 +43,10 @@ export function challenge(x402: Pick<X402Payments, "challenge">, quote: Quote, e
 
 /**
  * A wallet paying with x402: the PAYMENT-SIGNATURE is verified and its nonce claimed before any work, and
- * settled only if something came out. The `exact` scheme pays the whole quote: a call where only some of
- * it came out is settled in full; one where nothing came out is not settled, and its claim is dropped.
+ * settled only if something came out. With `upto` the wallet pays what came out (formats rendered, actions
+ * run, session minutes), never more than the quote it signed for. With `exact` it pays the whole quote: a
+ * call where only some of it came out is settled in full. Either way a call where nothing came out is not
+ * settled, and its claim is dropped.
  */
 export function wallet(
   deps: { x402: Facilitator; claims: WalletClaims; books: CallBooks },
@@ -93,9 +97,13 @@ export function wallet(
             books.usage(200, 0, payer);
             return;
           }
+          const due =
+            verified.scheme === "upto"
+              ? Math.min(actualMicros, verified.amountMicros)
+              : verified.amountMicros;
           try {
-            const settled = await x402.settle(verified);
-            await claims.settled(claim, settled.transaction);
+            const settled = await x402.settle(verified, due);
+            await claims.settled(claim, settled.transaction, settled.amountMicros);
             books.setHeader("PAYMENT-RESPONSE", settled.header);
           } catch (err) {
             await claims.release(claim);
@@ -104,8 +112,8 @@ export function wallet(
               throw new ApiError("payment_failed", `settlement failed: ${err.message}`);
             throw err;
           }
-          books.charged("wallet", verified.amountMicros);
-          books.usage(200, verified.amountMicros, payer);
+          books.charged("wallet", due);
+          books.usage(200, due, payer);
         },
         async cancel(failure) {
           await claims.release(claim);

@@ -1,6 +1,6 @@
 /**
- * Our four payment error codes, and how the facilitator's reason strings (@x402/evm's exact scheme,
- * same strings from a remote facilitator) map onto them.
+ * Our four payment error codes, and how the facilitator's reason strings (@x402/evm's exact and upto
+ * schemes, same strings from a remote facilitator) map onto them.
  */
 export type PaymentErrorCode = "payment_invalid" | "payment_replayed" | "payment_mismatch" | "payment_failed";
 
@@ -21,7 +21,12 @@ const MISMATCH = new Set([
   "invalid_exact_evm_token_version_mismatch",
   "permit2_amount_mismatch",
   "permit2_recipient_mismatch",
+  "invalid_permit2_recipient_mismatch",
+  "invalid_permit2_spender",
   "permit2_token_mismatch",
+  "invalid_upto_evm_scheme",
+  "invalid_upto_evm_network_mismatch",
+  "upto_facilitator_mismatch",
   "unsupported_scheme",
   "invalid_network",
 ]);

@@ -2,6 +2,10 @@
  * x402 (protocol v2) wallet payments: quote with a 402 + PAYMENT-REQUIRED, verify the client's
  * PAYMENT-SIGNATURE before doing the work, settle on chain only after the work succeeded.
  *
+ * Two schemes are offered, `exact` first: `exact` (an EIP-3009 transferWithAuthorization of the whole
+ * quote) settles the whole quote; `upto` (a Permit2 transfer the payer signs for at most the quote)
+ * settles what the call really cost, anything from nothing to the quote.
+ *
  * Everything protocol- and chain-shaped is @x402/core + @x402/evm: the resource server builds the
  * requirements and matches the client's echo, the facilitator (remote over HTTP, or in-process with
  * our own gas wallet) checks the EIP-712 signature, simulates transferWithAuthorization and settles.
@@ -31,7 +35,9 @@ import {
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme as registerExactEvmFacilitator } from "@x402/evm/exact/facilitator";
 import { registerExactEvmScheme as registerExactEvmServer } from "@x402/evm/exact/server";
-import { createWalletClient, defineChain, getAddress, http, isAddress, publicActions } from "viem";
+import { UptoEvmScheme as UptoEvmFacilitator } from "@x402/evm/upto/facilitator";
+import { UptoEvmScheme as UptoEvmServer } from "@x402/evm/upto/server";
+import { createWalletClient, defineChain, getAddress, http, isAddress, publicActions, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { codeForReason, type PaymentErrorCode } from "./x402-reasons.ts";
@@ -94,12 +100,23 @@ export interface Quote {
   description: string;
 }
 
+/**
+ * The x402 schemes offered, in the order of the 402's `accepts`: `exact` settles the whole quote, `upto`
+ * settles what the call cost (at most the quote).
+ */
+export type Scheme = "exact" | "upto";
+
 /** A payment whose signature and funds the facilitator checked. Pass it to settle() after the work. */
 export interface VerifiedPayment {
+  readonly scheme: Scheme;
   /** The wallet that signed, checksummed. */
   readonly payer: `0x${string}`;
+  /** The quote: what `exact` settles, and the most `upto` may settle. */
   readonly amountMicros: number;
-  /** The EIP-3009 authorization nonce (32 bytes, lower-case hex). Unique per payer; store it to refuse replays. */
+  /**
+   * The authorization nonce (32 bytes, lower-case hex): EIP-3009's for `exact`, Permit2's for `upto`.
+   * Unique per payer; store it to refuse replays.
+   */
   readonly nonce: `0x${string}`;
   readonly network: Network;
   readonly asset: `0x${string}`;
@@ -117,21 +134,31 @@ export interface SettledPayment {
   transaction: string;
   payer: string;
   network: string;
-  /** The settled EIP-3009 nonce (same as VerifiedPayment.nonce). */
+  /** The settled nonce (same as VerifiedPayment.nonce). */
   nonce: `0x${string}`;
+  /** What moved: the whole quote with `exact`, the call's cost with `upto`. */
+  amountMicros: number;
 }
 
 export interface X402Payments {
-  /** The base64 PAYMENT-REQUIRED header value and its decoded JSON for a quote of `amountMicros` (= USDC atomic units, 6 decimals) for this resource. A quote, not a charge. */
+  /** The schemes this deployment offers, in the order of `accepts` (`upto` only where the facilitator settles it). */
+  readonly schemes: readonly Scheme[];
+  /** The base64 PAYMENT-REQUIRED header value and its decoded JSON for a quote of `amountMicros` (= USDC atomic units, 6 decimals) for this resource: one entry in `accepts` per scheme, the same amount in each. A quote, not a charge. */
   challenge(q: Quote & { error?: string }): { header: string; body: PaymentRequired };
-  /** Decode + verify a PAYMENT-SIGNATURE header against the exact requirements for this call (amount must match the quote exactly, payTo/asset/network must match). Throws PaymentError. Does no settlement. */
+  /** Decode + verify a PAYMENT-SIGNATURE header against this call's requirements in the scheme the client chose (amount must be the quote exactly, payTo/asset/network must match). Throws PaymentError. Does no settlement. */
   verify(headerValue: string, q: Quote): Promise<VerifiedPayment>;
-  /** Settle a verified payment on chain (only called after the work succeeded). Returns the base64 PAYMENT-RESPONSE header value and details (transaction hash, payer, nonce). Throws PaymentError on failure. */
-  settle(v: VerifiedPayment): Promise<SettledPayment>;
+  /**
+   * Settle a verified payment on chain (only called after the work succeeded). `exact` settles the whole
+   * quote; `upto` settles `amountMicros` (1 to the quote; default the quote). Returns the base64
+   * PAYMENT-RESPONSE header value and details (transaction hash, payer, nonce, amount). Throws
+   * PaymentError on failure.
+   */
+  settle(v: VerifiedPayment, amountMicros?: number): Promise<SettledPayment>;
 }
 
 const hex = (bytes: number) => new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`);
 const uint = z.string().regex(/^\d{1,78}$/);
+const address = z.string().regex(hex(20));
 /** The exact scheme's EIP-3009 payload: { authorization, signature }. */
 const Eip3009Payload = z.object({
   authorization: z.object({
@@ -144,6 +171,19 @@ const Eip3009Payload = z.object({
   }),
   signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
 });
+/** The upto scheme's Permit2 payload: { permit2Authorization, signature }; the nonce is Permit2's uint256. */
+const Permit2Payload = z.object({
+  permit2Authorization: z.object({
+    from: address,
+    permitted: z.object({ token: address, amount: uint }),
+    spender: address,
+    nonce: uint,
+    deadline: uint,
+    witness: z.object({ to: address, facilitator: address, validAfter: uint }),
+  }),
+  signature: z.string().regex(/^0x[0-9a-fA-F]+$/),
+});
+const MAX_UINT256 = 2n ** 256n - 1n;
 
 const MAX_HEADER_CHARS = 16_384;
 /** How long the in-process replay guard remembers a nonce at most (the chain remembers forever). */
@@ -156,6 +196,7 @@ export async function createX402(settings: X402Settings): Promise<X402Payments> 
   const facilitator = makeFacilitator(s, network);
   const server = new x402ResourceServer(facilitator);
   registerExactEvmServer(server, { networks: [network] });
+  server.register(network, new UptoEvmServer());
   try {
     await server.initialize(); // asks the facilitator which scheme/network kinds it settles
   } catch (err) {
@@ -168,60 +209,67 @@ export async function createX402(settings: X402Settings): Promise<X402Payments> 
   if (!server.getSupportedKind(x402Version, network, "exact")) {
     throw new Error(`x402: the facilitator does not settle the "exact" scheme on ${network}`);
   }
+  // upto is offered only where the facilitator settles it (a remote one may not).
+  const schemes: Scheme[] = server.getSupportedKind(x402Version, network, "upto")
+    ? ["exact", "upto"]
+    : ["exact"];
 
-  // Built once by the library (scheme "exact", our asset/payTo/timeout, extra {name, version}); each quote
-  // only changes the amount, which keeps challenge() synchronous.
-  const [template] = await server.buildPaymentRequirements({
-    scheme: "exact",
-    network,
-    payTo: s.payTo,
-    price: { amount: "0", asset: s.asset, extra: { name: s.assetName, version: s.assetVersion } },
-    maxTimeoutSeconds: s.maxTimeoutSeconds,
-  });
-  if (!template) throw new Error("x402: the resource server built no payment requirements");
+  // Built once by the library (our asset/payTo/timeout; exact adds extra {name, version}, upto the
+  // facilitator's address and assetTransferMethod "permit2"); each quote only changes the amount, which
+  // keeps challenge() synchronous.
+  const templates = await Promise.all(
+    schemes.map(async (scheme) => {
+      const [template] = await server.buildPaymentRequirements({
+        scheme,
+        network,
+        payTo: s.payTo,
+        price: { amount: "0", asset: s.asset, extra: { name: s.assetName, version: s.assetVersion } },
+        maxTimeoutSeconds: s.maxTimeoutSeconds,
+      });
+      if (!template) throw new Error(`x402: the resource server built no ${scheme} payment requirements`);
+      return template;
+    }),
+  );
 
-  const requirementsFor = (amountMicros: number): PaymentRequirements => {
+  const requirementsFor = (amountMicros: number): PaymentRequirements[] => {
     if (!Number.isSafeInteger(amountMicros) || amountMicros <= 0) {
       throw new RangeError(`x402: amountMicros must be a positive integer, got ${amountMicros}`);
     }
-    return { ...template, amount: String(amountMicros), extra: { ...template.extra } };
+    return templates.map((t) => ({ ...t, amount: String(amountMicros), extra: { ...t.extra } }));
   };
 
   const guard = new NonceGuard();
 
   return {
+    schemes,
+
     challenge(q) {
       const body: PaymentRequired = {
         x402Version,
         error: q.error ?? "Payment required",
         resource: { url: q.resourceUrl, description: q.description, mimeType: "application/json" },
-        accepts: [requirementsFor(q.amountMicros)],
+        accepts: requirementsFor(q.amountMicros),
       };
       return { header: encodePaymentRequiredHeader(body), body };
     },
 
     async verify(headerValue, q) {
-      const requirements = requirementsFor(q.amountMicros);
       const payload = decode(headerValue);
 
-      // The client echoes the requirements it signed for; they must be this call's exactly.
-      if (!server.findMatchingRequirements([requirements], payload)) {
+      // The client echoes the requirements it signed for; they must be this call's exactly, in one of
+      // the schemes offered.
+      const requirements = server.findMatchingRequirements(requirementsFor(q.amountMicros), payload);
+      if (!requirements) {
         const a = payload.accepted;
         throw new PaymentError(
           "payment_mismatch",
           `the payment is for ${a.amount} of ${a.asset} to ${a.payTo} on ${a.network} (${a.scheme}), ` +
-            `this call costs ${requirements.amount} of ${requirements.asset} to ${requirements.payTo} on ${requirements.network}`,
+            `this call costs ${q.amountMicros} of ${s.asset} to ${s.payTo} on ${network} (${schemes.join(" or ")})`,
         );
       }
-      const parsed = Eip3009Payload.safeParse(payload.payload);
-      if (!parsed.success) {
-        throw new PaymentError(
-          "payment_invalid",
-          "only EIP-3009 transferWithAuthorization payments are accepted; the payload has no valid authorization",
-        );
-      }
-      const auth = parsed.data.authorization;
-      const key = guard.key(s.asset, auth.from, auth.nonce);
+      const scheme = requirements.scheme as Scheme;
+      const auth = authorizationOf(scheme, payload.payload);
+      const key = guard.key(scheme === "upto" ? "permit2" : s.asset, auth.from, auth.nonce);
       guard.refuseIfKnown(key);
 
       let result: VerifyResponse;
@@ -244,12 +292,13 @@ export async function createX402(settings: X402Settings): Promise<X402Payments> 
         );
       }
 
-      const validBefore = Number(auth.validBefore);
+      const validBefore = auth.validBefore;
       guard.claim(key, validBefore); // throws payment_replayed if a concurrent verify got there first
       return {
+        scheme,
         payer: getAddress(auth.from),
         amountMicros: q.amountMicros,
-        nonce: auth.nonce.toLowerCase() as `0x${string}`,
+        nonce: auth.nonce,
         network,
         asset: s.asset,
         payTo: s.payTo,
@@ -259,12 +308,25 @@ export async function createX402(settings: X402Settings): Promise<X402Payments> 
       };
     },
 
-    async settle(v) {
-      const key = guard.key(v.asset, v.payer, v.nonce);
+    async settle(v, amountMicros = v.amountMicros) {
+      if (
+        !Number.isSafeInteger(amountMicros) ||
+        amountMicros <= 0 ||
+        amountMicros > v.amountMicros ||
+        (v.scheme === "exact" && amountMicros !== v.amountMicros)
+      ) {
+        throw new RangeError(
+          `x402: a ${v.scheme} payment of ${v.amountMicros} cannot settle ${amountMicros}` +
+            (v.scheme === "exact" ? " (exact settles the whole quote)" : ""),
+        );
+      }
+      const key = guard.key(v.scheme === "upto" ? "permit2" : v.asset, v.payer, v.nonce);
       guard.startSettling(key, v.validBefore);
       let result: SettleResponse;
       try {
-        result = await server.settlePayment(v.payload, v.requirements);
+        // upto settles the call's cost: the library's settlement override, in atomic units.
+        const overrides = v.scheme === "upto" ? { amount: String(amountMicros) } : undefined;
+        result = await server.settlePayment(v.payload, v.requirements, undefined, undefined, overrides);
       } catch (err) {
         if (err instanceof SettleError) {
           result = {
@@ -298,8 +360,45 @@ export async function createX402(settings: X402Settings): Promise<X402Payments> 
         payer: result.payer ?? v.payer,
         network: result.network,
         nonce: v.nonce,
+        amountMicros,
       };
     },
+  };
+}
+
+/** Who signed, the nonce and until when it can be settled: the scheme's payload, read strictly. */
+function authorizationOf(
+  scheme: Scheme,
+  payload: unknown,
+): { from: `0x${string}`; nonce: `0x${string}`; validBefore: number } {
+  if (scheme === "exact") {
+    const parsed = Eip3009Payload.safeParse(payload);
+    if (!parsed.success) {
+      throw new PaymentError(
+        "payment_invalid",
+        "an exact payment must be an EIP-3009 transferWithAuthorization; the payload has no valid authorization",
+      );
+    }
+    const a = parsed.data.authorization;
+    return {
+      from: a.from as `0x${string}`,
+      nonce: a.nonce.toLowerCase() as `0x${string}`,
+      validBefore: Number(a.validBefore),
+    };
+  }
+  const parsed = Permit2Payload.safeParse(payload);
+  const nonce = parsed.success ? BigInt(parsed.data.permit2Authorization.nonce) : -1n;
+  if (!parsed.success || nonce > MAX_UINT256) {
+    throw new PaymentError(
+      "payment_invalid",
+      "an upto payment must be a Permit2 transfer authorization; the payload has no valid one",
+    );
+  }
+  const a = parsed.data.permit2Authorization;
+  return {
+    from: a.from as `0x${string}`,
+    nonce: toHex(nonce, { size: 32 }),
+    validBefore: Number(a.deadline),
   };
 }
 
@@ -355,6 +454,9 @@ function makeFacilitator(s: X402Settings, network: Network): FacilitatorClient {
   // as nonce_already_used instead of costing gas for a reverting transaction.
   const local = new x402Facilitator();
   registerExactEvmFacilitator(local, { signer, networks: network, simulateInSettle: true });
+  // upto pays through Permit2 and the x402 upto proxy at their canonical addresses (which @x402/evm
+  // hard-codes); it re-simulates before broadcasting too.
+  local.register(network, new UptoEvmFacilitator(signer));
 
   let chainChecked: Promise<void> | undefined;
   const checkChain = () => {
