@@ -9,6 +9,7 @@
  *   tracked timers firing; fetch and XHR finishing;
  * - pending work: fetch and XHR in flight (a request to a URL already fetched once is a poll and does
  *   not count), timers due within SHORT_MS that were not set by a chain of timers (a ticking loop),
+ *   frame callbacks not asked for by a chain of frame callbacks (an animation loop),
  *   websockets and EventSources that have not yet received their first message, and a meta refresh;
  *   each only while it is young, so what never ends is ignored.
  */
@@ -19,6 +20,7 @@ export const SETTLE_SCRIPT = `(() => {
   if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
   const SHORT_MS = 1500;
   const MAX_TIMER_CHAIN = 3;
+  const MAX_FRAME_CHAIN = 2;
   const now = () => performance.now();
   let lastActivity = -1;
   let domReady = document.readyState !== "loading";
@@ -70,6 +72,37 @@ export const SETTLE_SCRIPT = `(() => {
   window.clearTimeout = function (id) {
     timers.delete(id);
     return clearT.call(window, id);
+  };
+
+  // Frame callbacks: one asked for by a handler (not by a frame callback asking for the next frame, an
+  // animation loop) is work the page has not done yet.
+  const frames = new Set();
+  let frameChain = 0;
+  const raf = window.requestAnimationFrame;
+  const caf = window.cancelAnimationFrame;
+  if (raf && caf) {
+    window.requestAnimationFrame = function (fn) {
+      if (typeof fn !== "function") return raf.call(window, fn);
+      const depth = frameChain;
+      let id = 0;
+      id = raf.call(window, function (t) {
+        frames.delete(id);
+        const before = frameChain;
+        frameChain = depth + 1;
+        try { return fn.call(this, t); } finally { frameChain = before; }
+      });
+      if (depth < MAX_FRAME_CHAIN) frames.add(id);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) {
+      frames.delete(id);
+      return caf.call(window, id);
+    };
+  }
+  const afterTask = (then) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => then();
+    channel.port2.postMessage(0);
   };
 
   const requests = new Map();
@@ -170,6 +203,14 @@ export const SETTLE_SCRIPT = `(() => {
           height: document.documentElement ? document.documentElement.scrollHeight : 0,
         };
       },
+      // Resolves once the page has run a task, and the frame callbacks its handlers asked for if any.
+      handlersRan: () =>
+        new Promise((resolve) => {
+          afterTask(() => {
+            if (!frames.size || !raf) return resolve(true);
+            raf.call(window, () => afterTask(() => resolve(true)));
+          });
+        }),
     },
   });
 })();`;

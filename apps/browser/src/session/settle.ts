@@ -1,4 +1,5 @@
 import type { Page, Request } from "playwright-core";
+import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 
 /** The longest to wait for the page to run its handlers after an action (a busy or frozen page). */
 const GRACE_MS = 100;
@@ -25,26 +26,28 @@ export interface Settled<T> {
 }
 
 /**
- * Run an action, then wait (bounded, never failing) for the page to settle: for the navigation
- * it started to reach `load`, else for the requests it started to finish.
+ * Resolves once the page has run its handlers for what just happened (a task, and the frame callbacks
+ * they asked for, see page/settle-script.ts), or after `ms`, whichever is first. No frame is waited for
+ * when nothing asked for one.
  */
-/** Resolves once the page has run a task and painted a frame, or after `ms`, whichever is first. */
 async function handlersRan(page: Page, ms: number): Promise<void> {
   if (ms <= 0) return;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
     page
-      // A message, not a timer: the settle bookkeeping (page/settle-script.ts) counts a timer as activity.
-      .evaluate(
-        () =>
-          new Promise<void>((r) =>
-            requestAnimationFrame(() => {
-              const channel = new MessageChannel();
-              channel.port1.onmessage = () => r();
-              channel.port2.postMessage(0);
-            }),
-          ),
-      )
+      .evaluate((key) => {
+        const api = (window as unknown as Record<string, { handlersRan?: () => Promise<unknown> }>)[key];
+        if (api?.handlersRan) return api.handlersRan();
+        // A document the init script missed: a frame and a task. A message, not a timer: the settle
+        // bookkeeping counts a timer as activity.
+        return new Promise<void>((r) =>
+          requestAnimationFrame(() => {
+            const channel = new MessageChannel();
+            channel.port1.onmessage = () => r();
+            channel.port2.postMessage(0);
+          }),
+        );
+      }, SETTLE_GLOBAL)
       .catch(() => {}),
     new Promise<void>((r) => {
       timer = setTimeout(r, ms);
@@ -53,6 +56,10 @@ async function handlersRan(page: Page, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * Run an action, then wait (bounded, never failing) for the page to settle: for the navigation
+ * it started to reach `load`, else for the requests it started to finish.
+ */
 export async function withSettle<T>(
   page: Page,
   fn: () => Promise<T>,
