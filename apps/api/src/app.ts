@@ -9,7 +9,6 @@ import { mountMcp } from "./mcp/endpoint.ts";
 import { buildLlmsTxt, buildOpenApi } from "./openapi.ts";
 import { OPERATIONS } from "./operations/index.ts";
 import { rateLimits } from "./rate-limit.ts";
-import { mountAccount } from "./routes/account.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountOperations } from "./routes/operations.ts";
 
@@ -120,7 +119,6 @@ export function createApp(ctx: ApiContext): Express {
   });
   mountDescriptions(router, ctx, setup);
   mountOperations(router, ctx);
-  mountAccount(router, ctx);
   mountMcp(router, ctx);
 
   app.use(router);

@@ -1,13 +1,9 @@
 import {
-  accountView,
   ERROR_STATUS,
   errorBody,
   INTERFACE_VERSION,
   type PaymentSetup,
   paymentTerms,
-  sessionsView,
-  transactionsView,
-  usageView,
 } from "@browserfleet/contracts";
 import { PRICE_RULES } from "@browserfleet/pricing";
 import { z } from "zod";
@@ -228,29 +224,6 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
     else freeOperation(op, setup, schemas, add);
   }
 
-  const views: Array<[string, string, z.ZodType, string]> = [
-    ["/web/v1/account", "account", accountView, "The account, its balance and the key used"],
-    ["/web/v1/account/usage", "accountUsage", usageView, "Calls and spend per route and day"],
-    [
-      "/web/v1/account/transactions",
-      "accountTransactions",
-      transactionsView,
-      "The ledger, newest first, paginated",
-    ],
-    ["/web/v1/account/sessions", "accountSessions", sessionsView, "Open and recent live sessions"],
-  ];
-  for (const [path, id, schema, summary] of views) {
-    const name = id.charAt(0).toUpperCase() + id.slice(1);
-    schemas[name] = schemaOf(schema, "output");
-    add(path, "get", {
-      operationId: id,
-      summary,
-      tags: ["account"],
-      security: KEYED,
-      responses: { "200": { description: summary, content: json(ref(name)) }, ...errors([401, 429]) },
-    });
-  }
-
   add("/mcp", "post", {
     operationId: "mcp",
     summary:
@@ -379,7 +352,6 @@ export function buildLlmsTxt(setup: PaymentSetup): string {
   }
   lines.push(
     ...OPERATIONS.filter((op) => !op.priced).map((op) => `- ${op.method} ${op.path}: ${op.summary}.`),
-    "- GET /web/v1/account, /account/usage, /account/transactions, /account/sessions: your balance and history.",
     "",
     "## MCP tools",
     "",

@@ -1,3 +1,7 @@
+import { account } from "./account.ts";
+import { accountSessions } from "./account-sessions.ts";
+import { accountTransactions } from "./account-transactions.ts";
+import { accountUsage } from "./account-usage.ts";
 import { act } from "./act.ts";
 import { batchCancel } from "./batch-cancel.ts";
 import { batchStatus } from "./batch-status.ts";
@@ -35,6 +39,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   feedback,
   search,
   searchProviderList,
+  account,
+  accountUsage,
+  accountTransactions,
+  accountSessions,
 ];
 
 /** A priced operation: it has a price, a keyless allowance rule and a GET self-description. */

@@ -191,7 +191,7 @@ export function jobStatusOperation(
     name: `${kind}Status`,
     method: "GET",
     path: `${startPath}/{id}`,
-    summary: `Status, counts and the next finished pages of a ${kind} job (free)`,
+    summary: `Status, counts and the next finished pages of a ${kind} job (free; follow \`next\` as \`cursor\` for more)`,
     params: { id: `The jobId of the ${kind}` },
     request: statusArgs,
     query: jobQuery,

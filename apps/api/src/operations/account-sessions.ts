@@ -1,0 +1,55 @@
+import { accountSessions as sessionsOf } from "@browserfleet/billing";
+import { pageQuery, sessionsView } from "@browserfleet/contracts";
+import { ApiError } from "../errors.ts";
+import { parseQuery } from "../validate.ts";
+import { account } from "./account.ts";
+import { money, requireKey, accountView as view } from "./account-access.ts";
+import { defineOperation } from "./operation.ts";
+
+/** A sessions cursor is `<openedAt ISO>~<sessionId>`. */
+function sessionCursor(cursor: string | undefined): { openedAt: Date; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const [at, id] = cursor.split("~");
+  const openedAt = new Date(at ?? "");
+  if (!id || Number.isNaN(openedAt.getTime()))
+    throw new ApiError("invalid_request", "cursor is not one this api gave out", [
+      { field: "cursor", message: "use the `next` value of the previous page" },
+    ]);
+  return { openedAt, id };
+}
+
+export const accountSessions = defineOperation({
+  name: "accountSessions",
+  method: "GET",
+  path: `${account.path}/sessions`,
+  summary: "Open and recent live sessions",
+  query: pageQuery,
+  response: sessionsView,
+  free: view("Open and recent live sessions", "AccountSessions"),
+  fromHttp: (http) => http.query as unknown,
+  run: async (ctx, query, { caller }) => {
+    const auth = requireKey(caller);
+    const q = parseQuery(pageQuery, query);
+    const page = await sessionsOf(ctx.db.db, auth.accountId, {
+      limit: q.limit,
+      before: sessionCursor(q.cursor),
+    });
+    return {
+      sessions: page.sessions.map((s) => ({
+        sessionId: s.id,
+        status: s.status,
+        url: s.url,
+        openedAt: s.openedAt.toISOString(),
+        lastActiveAt: s.lastActiveAt?.toISOString() ?? null,
+        expiresAt: s.status === "open" ? (s.expiresAt?.toISOString() ?? null) : null,
+        closedAt: s.closedAt?.toISOString() ?? null,
+        closeReason: s.closeReason,
+        actions: s.actions,
+        minutes: s.billedMinutes,
+        charged: money(s.chargedMicros),
+        held: money(s.heldMicros),
+      })),
+      next: page.next ? `${page.next.openedAt.toISOString()}~${page.next.id}` : null,
+    };
+  },
+});
