@@ -68,6 +68,20 @@ describe("x402 wallet payments", () => {
         maxTimeoutSeconds: 300,
         extra: { name: "USD Coin", version: "2" },
       },
+      {
+        scheme: "upto",
+        network: "eip155:8453",
+        amount: "2000",
+        asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+        payTo: chain.payTo,
+        maxTimeoutSeconds: 300,
+        extra: {
+          name: "USD Coin",
+          version: "2",
+          assetTransferMethod: "permit2",
+          facilitatorAddress: privateKeyToAccount(chain.facilitatorKey).address,
+        },
+      },
     ]);
     assert.deepEqual(await balances(), start);
   });
