@@ -84,6 +84,92 @@ describe("live sessions", () => {
     await close(s.sessionId);
   });
 
+  test("changesOnly: an act answers with the controls added, removed and changed and the text that changed, not the whole map", async () => {
+    const page = `<h1>Tasks</h1>
+<p id="status">Nothing done yet</p>
+<p>This line never changes.</p>
+<button id="go" type="button">Go</button>
+<button id="old" type="button">Old thing</button>
+<label><input id="opt" type="checkbox"> Option</label>
+<label>Note <input id="note" type="text"></label>
+<script>
+document.getElementById("go").addEventListener("click", () => {
+  document.getElementById("old").remove();
+  const added = document.createElement("button");
+  added.type = "button";
+  added.textContent = "New thing";
+  added.addEventListener("click", () => { document.getElementById("status").textContent = "New thing clicked"; });
+  document.body.appendChild(added);
+  document.getElementById("opt").checked = true;
+  document.getElementById("status").textContent = "Done once";
+});
+</script>`;
+    const s = (await open({ html: page })).body;
+    assert.ok(s.sessionId, JSON.stringify(s));
+    try {
+      const before: Json[] = s.data.controls;
+      const go = refOf(before, "button", "Go");
+      const old = refOf(before, "button", "Old thing");
+      const opt = refOf(before, "checkbox", "Option");
+
+      const done = await act({
+        sessionId: s.sessionId,
+        actions: [{ click: { ref: go } }],
+        changesOnly: true,
+      });
+      assert.equal(done.status, 200, JSON.stringify(done.body));
+      assert.equal(done.body.success, true, JSON.stringify(done.body));
+      assert.equal(done.body.data.controls, undefined, "no whole controls map");
+      const c = done.body.changes;
+      assert.equal(c.comparedWith, "previous");
+      assert.deepEqual(
+        c.controls.added.map((x: Json) => [x.role, x.name]),
+        [["button", "New thing"]],
+      );
+      assert.match(c.controls.added[0].ref, /^e\d+$/);
+      assert.deepEqual(c.controls.removed, [{ ref: old, role: "button", name: "Old thing" }]);
+      assert.deepEqual(
+        c.controls.changed.map((x: Json) => [x.ref, x.role, x.name, x.checked]),
+        [[opt, "checkbox", "Option", true]],
+        "the Go button and the empty note box did not change, so they are not listed",
+      );
+      assert.deepEqual(c.text.added, ["Done once"]);
+      assert.deepEqual(c.text.removed, ["Nothing done yet"]);
+
+      // The next act compares with this one's state: typing changes only the note's value. Other formats
+      // asked for come whole.
+      const typed = await act({
+        sessionId: s.sessionId,
+        actions: [{ type: { ref: refOf(before, "textbox", "Note"), text: "hello" } }],
+        formats: ["markdown"],
+        changesOnly: true,
+      });
+      assert.equal(typed.body.success, true, JSON.stringify(typed.body));
+      assert.match(typed.body.data.markdown, /Done once/);
+      assert.deepEqual(typed.body.changes.controls.added, []);
+      assert.deepEqual(typed.body.changes.controls.removed, []);
+      assert.deepEqual(
+        typed.body.changes.controls.changed.map((x: Json) => [x.role, x.name, x.value]),
+        [["textbox", "Note", "hello"]],
+      );
+      assert.deepEqual(typed.body.changes.text, { added: [], removed: [] });
+
+      // A ref from the changes is usable at once; a full map is back when changesOnly is not asked for.
+      const clicked = await act({
+        sessionId: s.sessionId,
+        actions: [{ click: { ref: c.controls.added[0].ref } }],
+      });
+      assert.equal(clicked.body.success, true, JSON.stringify(clicked.body));
+      assert.equal(clicked.body.changes, undefined);
+      assert.deepEqual(
+        clicked.body.data.controls.map((x: Json) => x.name),
+        ["Go", "Option", "Note", "New thing"],
+      );
+    } finally {
+      await close(s.sessionId);
+    }
+  });
+
   test("a run whose third action fails stops there, says why, and charges only what ran", async () => {
     const s = (await open({ url: `${stack.site.url}/form` })).body;
     const done = await act({

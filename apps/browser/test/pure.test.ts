@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { controlsFromSnapshot } from "../src/formats/controls-tree.ts";
+import { type Control, controlsFromSnapshot, textFromSnapshot } from "../src/formats/controls-tree.ts";
 import { globToRegExp } from "../src/page/glob.ts";
+import { pageChanges } from "../src/session/changes.ts";
 
 const box = (w = 10) => ({ x: 1, y: 2, width: w, height: 5 });
 const tree = [
@@ -38,6 +39,14 @@ describe("controls from an AI snapshot", () => {
     );
     assert.equal(total, 4);
     assert.equal(controls[0]!.value, "alice");
+    const [typed] = controlsFromSnapshot(
+      [{ role: "textbox", name: "Note", ref: "e1", box: box(), text: "hi" }],
+      {
+        visibleOnly: true,
+        limit: 10,
+      },
+    ).controls;
+    assert.equal(typed!.value, "hi", "a value given as the node's only text");
     assert.equal(controls[3]!.checked, true);
   });
   it("a select shows its chosen value and its choices", () => {
@@ -59,6 +68,74 @@ describe("controls from an AI snapshot", () => {
     const { controls, total } = controlsFromSnapshot(tree, { visibleOnly: true, limit: 2 });
     assert.equal(controls.length, 2);
     assert.equal(total, 4);
+  });
+});
+
+describe("page text from an AI snapshot", () => {
+  it("keeps text runs and named elements in page order, and leaves what controls say to the controls", () => {
+    const page = [
+      {
+        role: "generic",
+        children: [
+          { role: "heading", name: "Login", level: 1 },
+          { role: "paragraph", children: ["Clicked  0\n times", { role: "button", name: "Count" }] },
+          { role: "link", name: "Away", children: ["Away"] },
+          { role: "combobox", name: "Colour", children: [{ role: "option", name: "red" }] },
+          { role: "img", name: "A cat" },
+          { role: "paragraph", text: "Only text" },
+        ],
+      },
+    ];
+    assert.deepEqual(textFromSnapshot(page), ["Login", "Clicked 0 times", "A cat", "Only text"]);
+  });
+});
+
+describe("what changed between two results of a session", () => {
+  const ctl = (ref: string, name: string, extra: Partial<Control> = {}): Control => ({
+    ref,
+    role: "button",
+    name,
+    box: { x: 0, y: 0, width: 10, height: 10 },
+    ...extra,
+  });
+  const before = {
+    controls: [ctl("e1", "Go"), ctl("e2", "Old"), ctl("e3", "Opt", { role: "checkbox", checked: false })],
+    text: ["Title", "Status: idle", "Same", "Same"],
+  };
+
+  it("lists added and changed controls whole, removed ones by ref, role and name, and text by line", () => {
+    const after = {
+      controls: [
+        ctl("e1", "Go", { box: { x: 5, y: 50, width: 10, height: 10 }, selector: "#go2" }),
+        ctl("e3", "Opt", { role: "checkbox", checked: true }),
+        ctl("e9", "New"),
+      ],
+      text: ["Title", "Same", "Status: done", "Same", "Same"],
+    };
+    const c = pageChanges(before, after);
+    assert.equal(c.comparedWith, "previous");
+    assert.deepEqual(c.controls.added, [ctl("e9", "New")]);
+    assert.deepEqual(c.controls.removed, [{ ref: "e2", role: "button", name: "Old" }]);
+    assert.deepEqual(
+      c.controls.changed.map((x) => [x.ref, x.checked]),
+      [["e3", true]],
+      "a control that only moved or got another selector is not a change",
+    );
+    assert.deepEqual(c.text, { added: ["Status: done", "Same"], removed: ["Status: idle"] });
+  });
+
+  it("with nothing to compare with, everything is added", () => {
+    const c = pageChanges(undefined, before);
+    assert.equal(c.comparedWith, "nothing");
+    assert.equal(c.controls.added.length, 3);
+    assert.deepEqual(c.text.added, before.text);
+    assert.deepEqual(c.controls.removed, []);
+  });
+
+  it("the same state twice is no change at all", () => {
+    const c = pageChanges(before, structuredClone(before));
+    assert.deepEqual(c.controls, { added: [], removed: [], changed: [] });
+    assert.deepEqual(c.text, { added: [], removed: [] });
   });
 });
 

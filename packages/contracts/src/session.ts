@@ -65,11 +65,21 @@ export type Action = z.infer<typeof action>;
 /** The action forms (the one key of each action object), in the contract's order. */
 export const ACTION_FORMS = action.options.map((o) => Object.keys(o.shape)[0]!);
 
-export const actRequest = z.strictObject({
-  sessionId: z.string().min(1).max(200),
-  actions: z.array(action).min(1).max(25),
-  formats: z.array(format).min(1).max(FORMATS.length).optional().describe("Default: the session's formats"),
-});
+export const actRequest = z
+  .strictObject({
+    sessionId: z.string().min(1).max(200),
+    actions: z.array(action).min(1).max(25),
+    formats: z.array(format).min(1).max(FORMATS.length).optional().describe("Default: the session's formats"),
+    changesOnly: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: instead of the whole controls map, answer with what changed since this session's previous controls map (the one session open or the last act returned): `changes` lists the controls added, removed and changed, and the lines of page text added and removed. Refs stay valid across results, so an agent can keep its map and apply the changes; far fewer tokens than a full map. Other formats asked for still come whole. Default false",
+      ),
+  })
+  .describe(
+    "Run actions in order on an open session, then return the page as it stands after them: the formats asked for, or with changesOnly: true only what changed since the previous result (controls added, removed and changed; text added and removed).",
+  );
 export type ActRequest = z.infer<typeof actRequest>;
 
 export const actionOutcome = z.object({
@@ -109,12 +119,59 @@ export const sessionResponse = z.object({
 });
 export type SessionResponse = z.infer<typeof sessionResponse>;
 
+/** One entry of the controls format. */
+export const control = z.object({
+  ref: z.string().describe("Use it as ref in act's actions"),
+  role: z.string(),
+  name: z.string(),
+  selector: z.string().optional().describe("A CSS selector for the same element"),
+  box: z
+    .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() })
+    .nullable()
+    .describe("Where it is on screen, in CSS pixels; null when it has no size"),
+  disabled: z.boolean().optional(),
+  checked: z.union([z.boolean(), z.literal("mixed")]).optional(),
+  expanded: z.boolean().optional(),
+  pressed: z.union([z.boolean(), z.literal("mixed")]).optional(),
+  url: z.string().optional(),
+  value: z.string().optional(),
+  options: z.array(z.string()).optional().describe("A select's choices, for the select action"),
+});
+export type ControlEntry = z.infer<typeof control>;
+
+export const pageChanges = z
+  .object({
+    comparedWith: z
+      .enum(["previous", "nothing"])
+      .describe(
+        "previous: the session's previous controls map; nothing: no earlier result had one, so everything is listed as added",
+      ),
+    controls: z.object({
+      added: z.array(control).describe("Controls that were not there before, in page order"),
+      removed: z
+        .array(control.pick({ ref: true, role: true, name: true }))
+        .describe("Controls that are gone; their refs no longer work"),
+      changed: z
+        .array(control)
+        .describe("Controls still there whose name, value, state, options or link changed, as they are now"),
+    }),
+    text: z.object({
+      added: z.array(z.string()).describe("Lines of page text that are new, in page order"),
+      removed: z.array(z.string()).describe("Lines of page text that are gone"),
+    }),
+  })
+  .describe("What changed since the previous result (changesOnly: true)");
+export type PageChanges = z.infer<typeof pageChanges>;
+
 export const actResponse = z.object({
   success: z.boolean().describe("true when every action ran"),
   sessionId: z.string(),
   actions: z.array(actionOutcome),
   stoppedAt: z.int().nullable().describe("Index of the action that failed and stopped the run, or null"),
-  data: z.record(z.string(), z.unknown()).describe("The requested formats of the state after acting"),
+  data: z
+    .record(z.string(), z.unknown())
+    .describe("The requested formats of the state after acting (without controls when changesOnly is true)"),
+  changes: pageChanges.optional(),
   errors: z.record(z.string(), formatError),
   metadata: sessionMetadata,
 });

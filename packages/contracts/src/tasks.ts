@@ -205,6 +205,8 @@ export const sessionActMessage = z.object({
   requestId: z.string(),
   actions: z.array(action).min(1),
   formats: z.array(format).min(1).optional(),
+  /** Answer with what changed since the session's previous controls map instead of the whole map. */
+  changesOnly: z.boolean().optional(),
   /** The most the whole run may take; the worker stops at the next action past it. */
   budgetMs: z.int().min(0),
 });

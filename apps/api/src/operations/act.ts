@@ -89,6 +89,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       requestId: caller.requestId,
       actions: req.actions,
       formats: req.formats,
+      changesOnly: req.changesOnly,
       budgetMs: budget,
     };
     let received: Msg;

@@ -90,10 +90,12 @@ export function controlsFromSnapshot(
         if (n.expanded !== undefined) c.expanded = n.expanded;
         if (n.pressed !== undefined) c.pressed = n.pressed;
         if (n.url !== undefined) c.url = n.url;
-        const text = (n.children ?? [])
-          .filter((x): x is string => typeof x === "string")
-          .join(" ")
-          .trim();
+        // A text box's value: its `text` (an only child), or its text children.
+        const text = (
+          typeof n.text === "string"
+            ? n.text
+            : (n.children ?? []).filter((x): x is string => typeof x === "string").join(" ")
+        ).trim();
         if (
           text &&
           (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton")

@@ -16,7 +16,8 @@ import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node"
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { ChromiumKeeper } from "../chromium.ts";
 import { errorOf, failureOf, isBrowserGone } from "../errors.ts";
-import { renderFormats } from "../formats/render.ts";
+import type { Control } from "../formats/controls-tree.ts";
+import { type FormatOutcome, renderFormats } from "../formats/render.ts";
 import type { BrowserMetrics } from "../metrics.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { newTaskContext } from "../page/context.ts";
@@ -24,6 +25,7 @@ import { pageFacts } from "../page/facts.ts";
 import { openPage } from "../page/navigation.ts";
 import { defaultSettleBudget, settlePage } from "../page/settle.ts";
 import { runActions } from "./actions.ts";
+import { type PageState, pageChanges } from "./changes.ts";
 
 /** After an act, the longest to wait for what it set going: an agent waits for every act. */
 const ACT_SETTLE_MAX_MS = 3_000;
@@ -43,6 +45,8 @@ interface LiveSession {
   subs: Subscription[];
   /** Acts on one session run one after another. */
   queue: Promise<unknown>;
+  /** The page as the last result with a controls map showed it: what changesOnly compares with. */
+  shown?: PageState;
   ended: Promise<void>;
   end(reason: SessionEndReason): Promise<void>;
 }
@@ -85,6 +89,7 @@ export class SessionHost {
       const { page, status } = opened;
       const outcome = await renderFormats(page, req, req.formats);
       const session = this.#track(task, context, page, browser);
+      session.shown = stateShown(outcome);
       const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
       this.metrics.sessionsOpened.inc();
       return {
@@ -228,7 +233,14 @@ export class SessionHost {
         quietMs: ACT_QUIET_MS,
       }).catch(() => undefined);
       const formats = m.formats ?? s.request.formats;
-      const outcome = await renderFormats(s.page, s.request, formats);
+      // Changes are told from a fresh controls map, whatever else was asked for.
+      const rendered =
+        m.changesOnly && !formats.includes("controls") ? [...formats, "controls" as const] : formats;
+      const outcome = await renderFormats(s.page, s.request, rendered);
+      const now = stateShown(outcome);
+      const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
+      if (now) s.shown = now;
+      if (m.changesOnly) delete outcome.data.controls;
       const facts = await pageFacts(s.page, outcome, true, {
         ...(settle
           ? {
@@ -248,6 +260,7 @@ export class SessionHost {
         actions: run.outcomes,
         stoppedAt: run.stoppedAt,
         data: outcome.data,
+        ...(changes ? { changes } : {}),
         errors: outcome.errors,
         metadata: {
           ...facts,
@@ -275,6 +288,12 @@ export class SessionHost {
       end();
     }
   }
+}
+
+/** The page state a result showed, when it carried a controls map. */
+function stateShown(outcome: FormatOutcome): PageState | undefined {
+  const controls = outcome.data.controls as Control[] | undefined;
+  return controls ? { controls, text: outcome.controlsText ?? [] } : undefined;
 }
 
 /**
