@@ -104,8 +104,10 @@ describe("x402 upto: a wallet pays for what came out", () => {
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.ok(body.errors.screenshot);
     assert.equal(start - (await payerBalance()), 2000n);
-    const rules = (await (await fetch(`${stack.api.url}/web/v1/scrape`)).json()) as Json;
-    assert.match(JSON.stringify(rules), /exact[^"]*whole quote/);
+    const described = (await (await fetch(`${stack.api.url}/web/v1/scrape`)).json()) as Json;
+    assert.match(described.price, /x402 exact pays the whole quote/);
+    assert.match(described.auth, /scheme exact pays the whole quote/);
+    assert.match(described.auth, /scheme upto .* pays what came out/);
   });
 
   test("a scrape that fails settles nothing, and the ledger has no row for it", async () => {

@@ -7,6 +7,8 @@ export type PayWith = z.infer<typeof payWith>;
 /** What about this deployment changes how a call is paid: whether the operator configured a wallet (X402_PAY_TO). */
 export interface PaymentSetup {
   wallets: boolean;
+  /** Wallets may also pay with the x402 `upto` scheme (the facilitator settles it): they pay what came out. */
+  upto?: boolean;
 }
 
 /** Who may pay for a route: anyone (key or wallet), or a key only (batch, crawl). */
@@ -34,7 +36,7 @@ export function paymentTerms(
     return `Needs ${KEY}; not open to wallet payments or the keyless allowance. A POST without a key answers ${QUOTE} (["api_key"]; the price is the most the job can cost, which a key's balance holds), with no PAYMENT-REQUIRED header.`;
   const parts = setup.wallets
     ? [
-        `Pay with ${KEY} or an x402 v2 wallet payment. A POST with neither answers ${QUOTE} (["api_key", "x402"]), and the PAYMENT-REQUIRED header carries the x402 quote (scheme exact, network eip155:8453, USDC); repeat the call with PAYMENT-SIGNATURE to pay it. A wallet payment (scheme exact) is the whole quote: it is settled in full once anything came out, even when some formats failed or some actions did not run (a key pays only for what came out), and not at all when nothing did.`,
+        `Pay with ${KEY} or an x402 v2 wallet payment. A POST with neither answers ${QUOTE} (["api_key", "x402"]), and the PAYMENT-REQUIRED header carries the x402 quote (network eip155:8453, USDC) ${setup.upto ? "in two schemes, exact first, then upto, for the same amount" : "in scheme exact"}; repeat the call with PAYMENT-SIGNATURE to pay it. A wallet paying with scheme exact pays the whole quote: it is settled in full once anything came out, even when some formats failed or some actions did not run (a key pays only for what came out), and not at all when nothing did.${setup.upto ? " A wallet paying with scheme upto signs a Permit2 authorization of at most the quote (having approved Permit2 for its USDC once) and pays what came out, as a key does: the formats rendered, the actions that ran, the session minutes; nothing when nothing came out." : ""}`,
       ]
     : [
         `Pay with ${KEY}: this deployment takes no wallet payments (no x402 wallet is configured). A POST without a key answers ${QUOTE} (["api_key"]), with no PAYMENT-REQUIRED header.`,

@@ -19,6 +19,7 @@ export type { PaidWork, Payer } from "./way-of-paying.ts";
 /** How this deployment takes payment: wallets only when the operator configured one (X402_PAY_TO). */
 export const paymentSetup = (ctx: Pick<ApiContext, "x402">): PaymentSetup => ({
   wallets: ctx.x402 !== undefined,
+  upto: ctx.x402?.schemes.includes("upto") ?? false,
 });
 
 /** The caller of a priced call, whatever the transport (REST or an MCP tool call). */
