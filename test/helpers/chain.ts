@@ -488,11 +488,13 @@ async function buildPermit2Runtime(chainId: number): Promise<Hex> {
     throw new Error("Permit2 has immutables this helper does not know how to fill");
   }
   const runtime = `0x${code}` as Hex;
-  // Keyed by the package version (whose sources never change under it), compiler and settings.
-  await mkdir(cacheDir, { recursive: true });
+  // Keyed by the package version (whose sources never change under it), compiler and settings. A cache
+  // that cannot be written only costs the next run the compile.
   const tmp = `${cacheFile}.${process.pid}.tmp`;
-  await writeFile(tmp, `${runtime}\n`);
-  await rename(tmp, cacheFile);
+  await mkdir(cacheDir, { recursive: true })
+    .then(() => writeFile(tmp, `${runtime}\n`))
+    .then(() => rename(tmp, cacheFile))
+    .catch(() => {});
   return runtime;
 }
 
