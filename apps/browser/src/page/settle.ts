@@ -175,14 +175,15 @@ class PageActivity {
   }
 }
 
-async function readState(page: Page): Promise<PageState | undefined> {
+/** `youngMs`: a fetch, XHR or stream older than this is not waited for. */
+async function readState(page: Page, youngMs: number): Promise<PageState | undefined> {
   try {
     const state = await page.evaluate(
       ([key, young]) => {
         const api = (window as unknown as Record<string, { state(y: number): unknown } | undefined>)[key];
         return api ? api.state(young) : null;
       },
-      [SETTLE_GLOBAL, API_YOUNG_MS] as const,
+      [SETTLE_GLOBAL, youngMs] as const,
     );
     if (state) return state as PageState;
     // A document the init script missed (page.setContent's): install the bookkeeping from here on.
@@ -223,7 +224,17 @@ export function settleWait(
  */
 export async function settlePage(
   page: Page,
-  opts: { deadline: number; proxy?: GuardProxy; countImages?: boolean; quietMs?: number },
+  opts: {
+    deadline: number;
+    proxy?: GuardProxy;
+    countImages?: boolean;
+    quietMs?: number;
+    /**
+     * Date.now() time: what the page started before it (a long-poll, a stream) is not waited for,
+     * only what it started since (after an act: what the actions set going).
+     */
+    since?: number;
+  },
 ): Promise<SettleOutcome> {
   const activity = new PageActivity(page, opts.proxy, opts.countImages ?? true).start();
   try {
@@ -236,7 +247,11 @@ export async function settlePage(
         await activity.next(Math.min(left, 250));
         continue;
       }
-      const state = await readState(page);
+      const young =
+        opts.since === undefined
+          ? API_YOUNG_MS
+          : Math.min(API_YOUNG_MS, Math.max(0, Date.now() - opts.since));
+      const state = await readState(page, young);
       if (activity.navigating) continue;
       if (!state) {
         await activity.next(Math.min(left, POLL_MS));

@@ -217,7 +217,8 @@ export class SessionHost {
 
   async #act(s: LiveSession, m: SessionActMessage): Promise<SessionActReply> {
     const started = performance.now();
-    s.lastActiveAt = Date.now();
+    const actStart = Date.now();
+    s.lastActiveAt = actStart;
     this.#arm(s);
     const end = this.metrics.actDuration.startTimer();
     try {
@@ -231,6 +232,8 @@ export class SessionHost {
         deadline: settled + Math.min(ACT_SETTLE_MAX_MS, s.request.wait?.budget ?? defaultSettleBudget()),
         proxy: this.proxy,
         quietMs: ACT_QUIET_MS,
+        // A long-poll or stream the page had open before the act is not the act's to wait for.
+        since: actStart,
       }).catch(() => undefined);
       const formats = m.formats ?? s.request.formats;
       // Changes are told from a fresh controls map, whatever else was asked for.
