@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
 import { privateKeyToAccount } from "viem/accounts";
 import { type Chain, startChain } from "../helpers/chain.ts";
 import { payingClient } from "../helpers/paying-client.ts";
@@ -154,12 +158,64 @@ describe("x402 upto: a wallet pays for what came out", () => {
     assert.equal(closed.status, 200);
   });
 
+  test("one upto signature sent twice at once runs once and settles once; replayed later it is refused", async () => {
+    const header = (
+      await paid(upto.fetch, "/web/v1/scrape", { url: `${stack.site.url}/article`, formats: ["markdown"] })
+    ).headers.get("PAYMENT-RESPONSE");
+    assert.ok(header, "a first paid call to have a signature to reuse");
+    const settledOne = upto.sent.at(-1) as string;
+
+    const quoted = await stack.postKeyless("/web/v1/scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "links"],
+    });
+    const required = decodePaymentRequiredHeader(quoted.headers.get("PAYMENT-REQUIRED") ?? "");
+    const signature = encodePaymentSignatureHeader(await upto.client.createPaymentPayload(required));
+    const start = await payerBalance();
+    const ledgerBefore = (await walletLedger()).length;
+    const send = (sig: string, formats: string[]) =>
+      fetch(`${stack.api.url}/web/v1/scrape`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": sig },
+        body: JSON.stringify({ url: `${stack.site.url}/article`, formats }),
+      });
+    const both = await Promise.all([
+      send(signature, ["markdown", "links"]),
+      send(signature, ["markdown", "links"]),
+    ]);
+    const statuses = both.map((r) => r.status).sort();
+    const codes = await Promise.all(
+      both.map(async (r) => {
+        if (r.status !== 200) return (await r.json()).error.code;
+        await r.text();
+        return "ok";
+      }),
+    );
+    assert.deepEqual(statuses, [200, 402], JSON.stringify(codes));
+    assert.ok(codes.includes("payment_replayed"), JSON.stringify(codes));
+    assert.equal(start - (await payerBalance()), 2000n, "settled once, for both formats that came out");
+
+    const replayed = await send(settledOne, ["markdown"]);
+    assert.equal(replayed.status, 402);
+    assert.equal((await replayed.json()).error.code, "payment_replayed");
+    assert.equal(start - (await payerBalance()), 2000n);
+    assert.equal((await walletLedger()).length, ledgerBefore + 1);
+  });
+
   test("usage rows carry what each wallet call was charged", async () => {
-    const rows = await stack.pg.database.sql`
-      select route, status, price_micros from usage where payer = ${chain.payer} order by id`;
-    const scrapes = rows
-      .filter((r) => r.route === "scrape" && r.status === 200)
-      .map((r) => Number(r.price_micros));
-    assert.deepEqual(scrapes, [1000, 2000], "upto partial, then exact partial");
+    const expected = [1000, 2000, 1000, 2000]; // upto partial, exact partial, then two upto in full
+    const scrapes = async () =>
+      (
+        await stack.pg.database.sql`
+          select price_micros from usage
+          where payer = ${chain.payer} and route = 'scrape' and status = 200 order by id`
+      ).map((r) => Number(r.price_micros));
+    // Usage rows are written in batches (every 250 ms): wait for the last batch, not for a time.
+    let seen = await scrapes();
+    for (let i = 0; i < 100 && seen.length < expected.length; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await scrapes();
+    }
+    assert.deepEqual(seen, expected);
   });
 });
