@@ -1,7 +1,7 @@
 import type { Action } from "@browserfleet/contracts";
 import type { CDPSession, Page } from "playwright-core";
 import { ActionError, isTimeout, messageOf, shortReason } from "./action-errors.ts";
-import { type ActionCtx, onElement, resolve, stepTimeout } from "./targets.ts";
+import { type ActionCtx, onElement, stepTimeout, target } from "./targets.ts";
 import { runWait } from "./wait-action.ts";
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
@@ -65,8 +65,8 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
       await page.evaluate((d) => window.scrollBy({ left: d.dx, top: d.dy, behavior: "instant" }), { dx, dy });
       return;
     }
-    const t = await resolve(page, ref);
-    await onElement(t, "scroll", ctx, (timeout) =>
+    const t = target(page, ref);
+    await onElement(t, "scroll", ctx, (timeout, signal) =>
       t.locator.evaluate(
         (el, d) => {
           // The element if it can scroll that way, else its nearest ancestor that can, else the page.
@@ -87,40 +87,43 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
           scroller.scrollBy({ left: d.dx, top: d.dy, behavior: "instant" });
         },
         { dx, dy },
-        { timeout },
+        { timeout, signal },
       ),
     );
   },
   type: async (page, { ref, text, submit }, ctx) => {
-    const t = await resolve(page, ref);
-    await onElement(t, "type", ctx, (timeout) => t.locator.fill(text, { timeout }));
-    if (submit) await onElement(t, "type", ctx, (timeout) => t.locator.press("Enter", { timeout }));
+    const t = target(page, ref);
+    await onElement(t, "type", ctx, (timeout, signal) => t.locator.fill(text, { timeout, signal }));
+    if (submit)
+      await onElement(t, "type", ctx, (timeout, signal) => t.locator.press("Enter", { timeout, signal }));
   },
   click: async (page, { ref, button, clickCount }, ctx) => {
-    const t = await resolve(page, ref);
-    await onElement(t, "click", ctx, (timeout) => t.locator.click({ button, clickCount, timeout }));
+    const t = target(page, ref);
+    await onElement(t, "click", ctx, (timeout, signal) =>
+      t.locator.click({ button, clickCount, timeout, signal }),
+    );
   },
   hover: async (page, { ref }, ctx) => {
-    const t = await resolve(page, ref);
-    await onElement(t, "hover", ctx, (timeout) => t.locator.hover({ timeout }));
+    const t = target(page, ref);
+    await onElement(t, "hover", ctx, (timeout, signal) => t.locator.hover({ timeout, signal }));
   },
   check: async (page, { ref }, ctx) => {
-    const t = await resolve(page, ref);
-    await onElement(t, "check", ctx, (timeout) => t.locator.check({ timeout }));
+    const t = target(page, ref);
+    await onElement(t, "check", ctx, (timeout, signal) => t.locator.check({ timeout, signal }));
   },
   uncheck: async (page, { ref }, ctx) => {
-    const t = await resolve(page, ref);
-    await onElement(t, "uncheck", ctx, (timeout) => t.locator.uncheck({ timeout }));
+    const t = target(page, ref);
+    await onElement(t, "uncheck", ctx, (timeout, signal) => t.locator.uncheck({ timeout, signal }));
   },
   select: async (page, { ref, values }, ctx) => {
-    const t = await resolve(page, ref);
+    const t = target(page, ref);
     // Playwright would wait out the timeout for a missing option; name the options at once instead.
-    const options = await onElement(t, "select", ctx, (timeout) =>
+    const options = await onElement(t, "select", ctx, (timeout, signal) =>
       t.locator.evaluate(
         (el) =>
           el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => [o.value, o.label]) : null,
         undefined,
-        { timeout },
+        { timeout, signal },
       ),
     );
     if (options) {
@@ -133,7 +136,9 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
         );
       }
     }
-    await onElement(t, "select", ctx, (timeout) => t.locator.selectOption(values, { timeout }));
+    await onElement(t, "select", ctx, (timeout, signal) =>
+      t.locator.selectOption(values, { timeout, signal }),
+    );
   },
   wait: runWait,
 };

@@ -21,6 +21,12 @@ export interface Target {
   /** How messages name it: `ref e5` or `selector "#login"`. */
   label: string;
   isRef: boolean;
+  /**
+   * A ref's check that it is on the page, asked beside the first call on it (see `target`); that call
+   * is aborted through `signal` when it is not.
+   */
+  present?: Promise<boolean>;
+  signal?: AbortSignal;
 }
 
 /** A ref from the controls format (Playwright AI snapshot): e5, or f1e3 inside a frame. */
@@ -55,6 +61,31 @@ export async function resolve(page: Page, raw: string): Promise<Target> {
   return t;
 }
 
+/**
+ * The target of an action, without a round trip: a ref is checked beside the action's first call on
+ * it instead of before it, and that call is aborted at once if the ref is not on the page (Playwright
+ * would wait out the timeout for it).
+ */
+export function target(page: Page, raw: string): Target {
+  const t = targetOf(page, raw);
+  if (!t.isRef) return t;
+  const abort = new AbortController();
+  t.signal = abort.signal;
+  t.present = t.locator.count().then(
+    (n) => n > 0,
+    // "Invalid frame in aria-ref selector": the frame of an f<N>e<M> ref is gone (e.g. navigated).
+    (err) => {
+      if (/aria-ref/i.test(messageOf(err))) return false;
+      throw err;
+    },
+  );
+  t.present.then(
+    (ok) => ok || abort.abort(),
+    () => abort.abort(),
+  );
+  return t;
+}
+
 /** The element timeout for the next step: the per-action one, never past the budget. */
 export function stepTimeout(ctx: ActionCtx, wanted = ctx.actionTimeoutMs): number {
   return Math.max(1, Math.min(wanted, ctx.deadline - Date.now()));
@@ -65,13 +96,14 @@ export async function onElement<T>(
   t: Target,
   verb: string,
   ctx: ActionCtx,
-  call: (timeout: number) => Promise<T>,
+  call: (timeout: number, signal: AbortSignal | undefined) => Promise<T>,
 ): Promise<T> {
   const wanted = ctx.actionTimeoutMs;
   const timeout = stepTimeout(ctx, wanted);
   try {
-    return await call(timeout);
+    return await call(timeout, t.signal);
   } catch (err) {
+    if (t.present && !(await t.present)) throw staleRef(t);
     const m = messageOf(err);
     if (t.isRef && /aria-ref/i.test(m) && /Invalid frame/i.test(m)) throw staleRef(t);
     if (!t.isRef && isInvalidSelector(m))
