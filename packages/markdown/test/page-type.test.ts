@@ -109,6 +109,29 @@ describe("main content by page type", () => {
     }
   });
 
+  it("a blog's index of posts in several sections keeps every section's cards, and is no forum", () => {
+    const cats = ["dinner", "quick", "vegan", "soup", "bowl", "salad"];
+    const entry = (section: number, i: number) =>
+      `<article class="card post-${section}${i}0 post type-post status-publish hentry category-${cats[i % 6]} category-${cats[(i + section) % 6]}">
+        <a href="/recipe-${section}-${i}"><img src="/${section}-${i}.jpg" alt=""><span>${i + 3} reviews / 4.${i} average</span>
+        <h3>Recipe ${i} of section ${section}</h3></a></article>`;
+    const sections = ["Top rated", "Chicken", "Vegetables", "Snacks"]
+      .map(
+        (title, s) =>
+          `<section class="py-8"><header><h2>${title} recipes</h2></header><div class="carousel">${Array.from({ length: 6 }, (_, i) => entry(s, i)).join("")}</div></section>`,
+      )
+      .join("");
+    const html = `<html><head><title>Air fryer recipes</title></head><body class="archive">${chrome}
+      <main><section><h1>Air Fryer Recipes</h1><p>I love a meal with crispiness and crunch, and these recipes deliver on a weeknight when time is short.</p></section>
+      ${sections}</main>${footer}</body></html>`;
+    const { markdown, pageType } = main(html, "https://recipes.example/recipes/air-fryer-recipes");
+    assert.equal(pageType, "listing");
+    for (let s = 0; s < 4; s++)
+      for (let i = 0; i < 5; i++)
+        assert.ok(markdown.includes(`Recipe ${i} of section ${s}`), `section ${s} card ${i}`);
+    assert.doesNotMatch(markdown, /Privacy Policy/);
+  });
+
   it("a collection keeps every item card (title, price, link) with its heading, not the menus", () => {
     const { markdown } = main(collection, "https://shop.example/collections/trail-shoes");
     assert.match(markdown, /^# Trail Running Shoes/m);

@@ -226,6 +226,11 @@ function semanticContainer(body: Element, tallies: Tallies): Element | undefined
  * The main content under `root` (a document's <html> or <body>, already stripped of never-content),
  * mutating the tree. Falls back to `root` when nothing credible is found.
  */
+/** Another run of cards joins the main one when it holds this share of its text... */
+const SIBLING_GRID_SHARE = 0.25;
+/** ...and the element holding both is mostly cards. */
+const SIBLING_GRID_SPREAD = 3;
+
 /** Grid pages: the repeated items, with the page's heading and intro when they sit close above. */
 function gridContainer(
   body: Element,
@@ -236,6 +241,18 @@ function gridContainer(
   const pageChars = tallyOf(tallies, body).chars;
   if (grid.chars < 0.2 * pageChars) return undefined;
   let container = grid.parent;
+  // A page of several runs of the same kind of card (a section per topic, each with its cards).
+  const kind = grid.items[0]?.nodeName;
+  let gridChars = grid.chars;
+  for (const other of findItemGrids(body, tallies)) {
+    if (other === grid || other.items[0]?.nodeName !== kind || other.chars < SIBLING_GRID_SHARE * grid.chars)
+      continue;
+    if (container.contains(other.parent) || other.parent.contains(container)) continue;
+    const shared = sharedAncestor(container, other.parent);
+    if (!shared || tallyOf(tallies, shared).chars > SIBLING_GRID_SPREAD * (gridChars + other.chars)) continue;
+    container = shared;
+    gridChars += other.chars;
+  }
   const h1 = body.querySelector("h1");
   if (h1 && !container.contains(h1)) {
     const shared = sharedAncestor(container, h1);
@@ -281,6 +298,8 @@ const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|kr|zł|USD|EUR|GB
 const POST_TOKEN =
   /^(?:post|message|reply|answer|topic-post|forum-post|postbody|post-body|message-body|messagecontent|cooked|bbwrapper|js-post|comment-body|post-message|post_message|postcontainer|post-container|posttext)$/i;
 
+const BLOG_ENTRY = /(?:^|\s)(?:type-post|hentry|status-publish)(?:\s|$)/;
+
 /** What a service or product page asks its reader to do. */
 const CALL_TO_ACTION =
   /^\s*(?:get started|get a (?:quote|demo)|request a (?:quote|demo|consultation)|book a (?:demo|call|consultation)|contact (?:us|sales)|talk to (?:sales|an expert)|start (?:your )?free trial|try (?:it )?(?:for )?free|schedule (?:a )?(?:call|consultation|demo)|sign up(?: free)?|get in touch|free consultation|apply now|enroll now)\b/i;
@@ -296,7 +315,9 @@ function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined, 
     if ((el.nodeName === "A" || el.nodeName === "BUTTON") && CALL_TO_ACTION.test(el.textContent ?? ""))
       calls++;
     const cls = el.getAttribute("class");
-    if (cls) for (const token of cls.split(/\s+/)) if (POST_TOKEN.test(token)) posts++;
+    // WordPress classes every entry of a blog "post" ("post type-post hentry"): a list of articles, no thread.
+    if (cls && !BLOG_ENTRY.test(cls))
+      for (const token of cls.split(/\s+/)) if (POST_TOKEN.test(token)) posts++;
     return true;
   });
   const priced = (el: Element) => (el.textContent ?? "").search(PRICE) >= 0;

@@ -22,12 +22,15 @@ const LINKED_SHARE = 0.6;
 /** A card links to its item a few times (picture, title, button); a menu column links to many places. */
 const MAX_TARGETS_PER_ITEM = 4;
 
+/** Terms an item is filed under (WordPress's "category-dinner tag-quick"): the item's own, not its template's. */
+const TAXONOMY = /^(?:category|tag|format|status|type|author|product_(?:cat|tag|type)|pa_[a-z]+)-/;
+
 /** What the template gave an element: its tag and class words without numbers (item-1, item-2). */
 function signature(el: Element): string {
   const cls = (el.getAttribute("class") ?? "")
     .split(/\s+/)
     .map((c) => c.replace(/\d+/g, ""))
-    .filter((c) => c && !/^(?:active|selected|first|last|odd|even|is-|has-)/.test(c))
+    .filter((c) => c && !/^(?:active|selected|first|last|odd|even|is-|has-)/.test(c) && !TAXONOMY.test(c))
     .sort()
     .join(".");
   return `${el.nodeName}.${cls}`;
