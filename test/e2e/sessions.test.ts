@@ -170,6 +170,35 @@ document.getElementById("go").addEventListener("click", () => {
     }
   });
 
+  test("an act's answer shows what its actions set going: a fetch's result, a timer's change", async () => {
+    const s = (await open({ url: `${stack.site.url}/app` })).body;
+    try {
+      const loaded = await act({
+        sessionId: s.sessionId,
+        actions: [{ click: { ref: refOf(s.data.controls, "button", "Load data") } }],
+        changesOnly: true,
+      });
+      assert.equal(loaded.body.success, true, JSON.stringify(loaded.body));
+      assert.deepEqual(loaded.body.changes.text.added, ["Loaded after 300 ms"]);
+
+      const page = `<button id="save" type="button">Save</button><p id="state">Unsaved</p><script>
+document.getElementById("save").addEventListener("click", () => {
+  setTimeout(() => { document.getElementById("state").textContent = "Saved"; }, 250);
+});
+</script>`;
+      const t = (await open({ html: page })).body;
+      const saved = await act({
+        sessionId: t.sessionId,
+        actions: [{ click: { ref: refOf(t.data.controls, "button", "Save") } }],
+        changesOnly: true,
+      });
+      assert.deepEqual(saved.body.changes.text, { added: ["Saved"], removed: ["Unsaved"] });
+      await close(t.sessionId);
+    } finally {
+      await close(s.sessionId);
+    }
+  });
+
   test("a run whose third action fails stops there, says why, and charges only what ran", async () => {
     const s = (await open({ url: `${stack.site.url}/form` })).body;
     const done = await act({

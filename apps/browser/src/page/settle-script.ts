@@ -180,35 +180,37 @@ export const SETTLE_SCRIPT = `(() => {
     return Math.max(loaded, 0) + Number(m[1]) * 1000;
   };
 
+  const state = (youngMs) => {
+    const t = now();
+    let pendingRequests = 0;
+    for (const started of requests.values()) if (t - started < youngMs) pendingRequests++;
+    let pendingStreams = 0;
+    for (const started of streams.values()) if (t - started < youngMs) pendingStreams++;
+    let nextTimer = -1;
+    for (const due of timers.values()) if (due >= t - 50 && (nextTimer < 0 || due < nextTimer)) nextTimer = due;
+    return {
+      now: t,
+      readyState: document.readyState,
+      lastActivity,
+      pendingRequests,
+      pendingStreams,
+      nextTimer,
+      refreshAt: refreshDue(),
+      height: document.documentElement ? document.documentElement.scrollHeight : 0,
+    };
+  };
+
   Object.defineProperty(window, KEY, {
     enumerable: false,
     configurable: false,
     value: {
-      state: (youngMs) => {
-        const t = now();
-        let pendingRequests = 0;
-        for (const started of requests.values()) if (t - started < youngMs) pendingRequests++;
-        let pendingStreams = 0;
-        for (const started of streams.values()) if (t - started < youngMs) pendingStreams++;
-        let nextTimer = -1;
-        for (const due of timers.values()) if (due >= t - 50 && (nextTimer < 0 || due < nextTimer)) nextTimer = due;
-        return {
-          now: t,
-          readyState: document.readyState,
-          lastActivity,
-          pendingRequests,
-          pendingStreams,
-          nextTimer,
-          refreshAt: refreshDue(),
-          height: document.documentElement ? document.documentElement.scrollHeight : 0,
-        };
-      },
-      // Resolves once the page has run a task, and the frame callbacks its handlers asked for if any.
-      handlersRan: () =>
+      state,
+      // Once the page has run a task, and the frame callbacks its handlers asked for if any: the state.
+      handlersRan: (youngMs) =>
         new Promise((resolve) => {
           afterTask(() => {
-            if (!frames.size || !raf) return resolve(true);
-            raf.call(window, () => afterTask(() => resolve(true)));
+            if (!frames.size || !raf) return resolve(state(youngMs));
+            raf.call(window, () => afterTask(() => resolve(state(youngMs))));
           });
         }),
     },

@@ -33,7 +33,7 @@ export interface SettleOutcome {
 }
 
 /** What the in-page bookkeeping says (see settle-script.ts); times on the page's clock. */
-interface PageState {
+export interface PageState {
   now: number;
   readyState: DocumentReadyState;
   lastActivity: number;
@@ -175,6 +175,14 @@ class PageActivity {
   }
 }
 
+/**
+ * How young a fetch, XHR or stream must be to be waited for: API_YOUNG_MS, and never started before
+ * `since` (Date.now() time) when given.
+ */
+export function youngFor(since: number | undefined): number {
+  return since === undefined ? API_YOUNG_MS : Math.min(API_YOUNG_MS, Math.max(0, Date.now() - since));
+}
+
 /** `youngMs`: a fetch, XHR or stream older than this is not waited for. */
 async function readState(page: Page, youngMs: number): Promise<PageState | undefined> {
   try {
@@ -234,8 +242,11 @@ export async function settlePage(
      * only what it started since (after an act: what the actions set going).
      */
     since?: number;
+    /** The page's state read a moment ago (with `youngFor(since)`), used instead of reading it again. */
+    first?: PageState;
   },
 ): Promise<SettleOutcome> {
+  let first = opts.first;
   const activity = new PageActivity(page, opts.proxy, opts.countImages ?? true).start();
   try {
     for (;;) {
@@ -247,11 +258,8 @@ export async function settlePage(
         await activity.next(Math.min(left, 250));
         continue;
       }
-      const young =
-        opts.since === undefined
-          ? API_YOUNG_MS
-          : Math.min(API_YOUNG_MS, Math.max(0, Date.now() - opts.since));
-      const state = await readState(page, young);
+      const state = first ?? (await readState(page, youngFor(opts.since)));
+      first = undefined;
       if (activity.navigating) continue;
       if (!state) {
         await activity.next(Math.min(left, POLL_MS));

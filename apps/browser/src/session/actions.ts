@@ -1,6 +1,7 @@
 import type { Action, ActionOutcome } from "@browserfleet/contracts";
 import type { Page, Request } from "playwright-core";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import type { PageState } from "../page/settle.ts";
 import { ActionError, actionErrorOf, oneLine } from "./action-errors.ts";
 import { actionKind, handlerOf } from "./action-handlers.ts";
 import { withSettle } from "./settle.ts";
@@ -25,8 +26,15 @@ export async function runActions(
   proxy: GuardProxy,
   actions: Action[],
   opts: RunActionsOptions,
-): Promise<{ outcomes: ActionOutcome[]; stoppedAt: number | null }> {
-  const deadline = Date.now() + opts.budgetMs;
+): Promise<{
+  outcomes: ActionOutcome[];
+  stoppedAt: number | null;
+  /** The page's settle state after the last action, when it ran and started nothing (see withSettle). */
+  state?: PageState;
+}> {
+  const since = Date.now();
+  const deadline = since + opts.budgetMs;
+  let state: PageState | undefined;
   const outcomes: ActionOutcome[] = [];
   let stoppedAt: number | null = null;
   // Every main-frame navigation hop of the current action, to explain a refused one.
@@ -56,13 +64,16 @@ export async function runActions(
         continue;
       }
       hops = [];
+      state = undefined;
       const started = performance.now();
       let error: { code: string; message: string } | undefined;
       try {
-        await runOne(page, a, {
-          deadline,
-          actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS,
-        });
+        state = await runOne(
+          page,
+          a,
+          { deadline, actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS },
+          since,
+        );
         const blocked = await blockedNavigation(proxy, hops);
         if (blocked) error = { code: "ssrf_blocked", message: blocked };
       } catch (err) {
@@ -72,6 +83,7 @@ export async function runActions(
       const ms = Math.round(performance.now() - started);
       opts.onAction?.(action, !error, ms);
       if (error) {
+        state = undefined;
         stoppedAt = index;
         outcomes.push({
           index,
@@ -85,16 +97,24 @@ export async function runActions(
   } finally {
     page.off("request", onRequest);
   }
-  return { outcomes, stoppedAt };
+  return { outcomes, stoppedAt, ...(state ? { state } : {}) };
 }
 
-async function runOne(page: Page, a: Action, ctx: ActionCtx): Promise<void> {
+/** Runs one action and settles after it; the page's settle state when the action started nothing. */
+async function runOne(page: Page, a: Action, ctx: ActionCtx, since: number): Promise<PageState | undefined> {
   const { kind, args, run } = handlerOf(a);
   // Never reported ok having done nothing.
   if (!run) throw new ActionError("unavailable", `this browser worker cannot run ${kind} actions`);
   // Waits settle nothing: they are the waiting.
-  if (kind === "wait") return budgeted(run(page, args, ctx), ctx);
-  await withSettle(page, () => budgeted(run(page, args, ctx), ctx), { deadline: ctx.deadline });
+  if (kind === "wait") {
+    await budgeted(run(page, args, ctx), ctx);
+    return undefined;
+  }
+  const settled = await withSettle(page, () => budgeted(run(page, args, ctx), ctx), {
+    deadline: ctx.deadline,
+    since,
+  });
+  return settled.state;
 }
 
 /** Races a browser call against the budget, so a call without its own timeout cannot hang the run. */

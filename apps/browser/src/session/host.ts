@@ -234,6 +234,7 @@ export class SessionHost {
         quietMs: ACT_QUIET_MS,
         // A long-poll or stream the page had open before the act is not the act's to wait for.
         since: actStart,
+        first: run.state,
       }).catch(() => undefined);
       const formats = m.formats ?? s.request.formats;
       // Changes are told from a fresh controls map, whatever else was asked for.

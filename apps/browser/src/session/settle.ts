@@ -1,4 +1,5 @@
 import type { Page, Request } from "playwright-core";
+import { type PageState, youngFor } from "../page/settle.ts";
 import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 
 /** The longest to wait for the page to run its handlers after an action (a busy or frozen page). */
@@ -13,6 +14,8 @@ const COMMIT_AFTER_FINISH_MS = 300;
 export interface SettleOptions {
   /** Absolute time (Date.now()) past which settling never waits. */
   deadline?: number;
+  /** Date.now() time: the page's fetches, XHRs and streams started before it are not the action's. */
+  since?: number;
   quietMs?: number;
   loadMs?: number;
 }
@@ -23,37 +26,48 @@ export interface Settled<T> {
   navigations: Request[];
   /** The main frame committed a new document (or a same-document navigation). */
   committed: boolean;
+  /**
+   * The page's settle state once its handlers ran, when the action started no request and no
+   * navigation: what a settle right after may start from instead of reading it again.
+   */
+  state?: PageState;
 }
 
 /**
  * Resolves once the page has run its handlers for what just happened (a task, and the frame callbacks
- * they asked for, see page/settle-script.ts), or after `ms`, whichever is first. No frame is waited for
- * when nothing asked for one.
+ * they asked for, see page/settle-script.ts), with the page's settle state then; or after `ms`,
+ * whichever is first. No frame is waited for when nothing asked for one.
  */
-async function handlersRan(page: Page, ms: number): Promise<void> {
-  if (ms <= 0) return;
+async function handlersRan(page: Page, ms: number, youngMs: number): Promise<PageState | undefined> {
+  if (ms <= 0) return undefined;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
+  const state = await Promise.race([
     page
-      .evaluate((key) => {
-        const api = (window as unknown as Record<string, { handlersRan?: () => Promise<unknown> }>)[key];
-        if (api?.handlersRan) return api.handlersRan();
-        // A document the init script missed: a frame and a task. A message, not a timer: the settle
-        // bookkeeping counts a timer as activity.
-        return new Promise<void>((r) =>
-          requestAnimationFrame(() => {
-            const channel = new MessageChannel();
-            channel.port1.onmessage = () => r();
-            channel.port2.postMessage(0);
-          }),
-        );
-      }, SETTLE_GLOBAL)
-      .catch(() => {}),
-    new Promise<void>((r) => {
-      timer = setTimeout(r, ms);
+      .evaluate(
+        ([key, young]) => {
+          const api = (
+            window as unknown as Record<string, { handlersRan?: (y: number) => Promise<unknown> }>
+          )[key];
+          if (api?.handlersRan) return api.handlersRan(young);
+          // A document the init script missed: a frame and a task. A message, not a timer: the settle
+          // bookkeeping counts a timer as activity.
+          return new Promise<null>((r) =>
+            requestAnimationFrame(() => {
+              const channel = new MessageChannel();
+              channel.port1.onmessage = () => r(null);
+              channel.port2.postMessage(0);
+            }),
+          );
+        },
+        [SETTLE_GLOBAL, youngMs] as const,
+      )
+      .catch(() => null),
+    new Promise<null>((r) => {
+      timer = setTimeout(() => r(null), ms);
     }),
   ]);
   clearTimeout(timer);
+  return (state as PageState | null) ?? undefined;
 }
 
 /**
@@ -79,7 +93,9 @@ export async function withSettle<T>(
   const main = page.mainFrame();
   const isMainNav = (r: Request) => r.isNavigationRequest() && r.frame() === main;
 
+  let sawRequest = false;
   const onRequest = (r: Request) => {
+    sawRequest = true;
     if (isMainNav(r)) {
       navigations.push(r);
       navDone = false;
@@ -121,15 +137,19 @@ export async function withSettle<T>(
 
   try {
     const value = await fn();
-    // Let the page's handlers for the action run (a task and a frame). A request they start is reported
-    // on the same DevTools session before this round trip's answer, so it is in `pending` by then.
-    await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()));
+    // Let the page's handlers for the action run (a task, and a frame if they asked for one). A request
+    // they start is reported on the same DevTools session before this round trip's answer, so it is in
+    // `pending` by then.
+    const ran = await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()), youngFor(opts.since));
+    const quiet = () => !navigations.length && !committed && !pending.size && !sawRequest;
+    const state = quiet() ? ran : undefined;
 
     if (!navigations.length && !committed && pending.size) {
       const end = until(opts.quietMs ?? QUIET_MS);
       while (pending.size && !navigations.length && Date.now() < end) await nextEvent(end - Date.now());
       // Let the page's handlers run on what just arrived.
-      if (!navigations.length) await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()));
+      if (!navigations.length)
+        await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()), youngFor(opts.since));
     }
     if (navigations.length || committed) {
       const end = until(opts.loadMs ?? LOAD_MS);
@@ -141,7 +161,7 @@ export async function withSettle<T>(
       const left = end - Date.now();
       if (committed && left > 0) await page.waitForLoadState("load", { timeout: left }).catch(() => {});
     }
-    return { value, navigations, committed };
+    return { value, navigations, committed, ...(state && quiet() ? { state } : {}) };
   } finally {
     wake = undefined;
     page.off("request", onRequest);
