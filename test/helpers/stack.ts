@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningApi, startApi } from "@browserfleet/api";
 import { createAccount, issueKey } from "@browserfleet/billing";
-import { type BrowserWorker, startBrowserWorker } from "@browserfleet/browser";
+import { type BrowserWorker, type BrowserWorkerOptions, startBrowserWorker } from "@browserfleet/browser";
 import { type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 import { type JobsProgram, startJobs } from "@browserfleet/jobs";
@@ -48,7 +48,14 @@ export interface Stack {
 
 /** A real local stack: nats-server with JetStream, one Chromium worker, the api, and the fixture site. */
 export async function startStack(
-  opts: { allowPrivate?: string; slots?: number; env?: Record<string, string>; jobs?: boolean } = {},
+  opts: {
+    allowPrivate?: string;
+    slots?: number;
+    env?: Record<string, string>;
+    jobs?: boolean;
+    /** Worker options beyond the stack's own (warm contexts, recycling). */
+    worker?: Partial<BrowserWorkerOptions>;
+  } = {},
 ): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "fleet-e2e-"));
   const site = await startFixtureSite();
@@ -61,6 +68,7 @@ export async function startStack(
     queueMax: 100,
     allowPrivate,
     metricsPort: 0,
+    ...opts.worker,
   });
   const config = loadConfig({
     PORT: "0",
