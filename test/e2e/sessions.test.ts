@@ -199,6 +199,44 @@ document.getElementById("save").addEventListener("click", () => {
     }
   });
 
+  test("a consent banner that appears by a style change alone during a session is still dismissed", async () => {
+    const page = `<h1>Shop</h1><input aria-label="Search"><button id="later" type="button">Later</button>
+<div id="cookie-consent" style="display:none; position:fixed; bottom:0; left:0; right:0; background:#eee; padding:20px">
+  We use cookies. <button type="button" id="reject">Reject all</button> <button type="button" id="accept">Accept all</button>
+</div>
+<script>
+for (const id of ["reject", "accept"])
+  document.getElementById(id).addEventListener("click", () => { document.getElementById("cookie-consent").style.display = "none"; });
+document.getElementById("later").addEventListener("click", () => {
+  document.getElementById("cookie-consent").style.display = "block";
+});
+</script>`;
+    const s = (await open({ html: page })).body;
+    try {
+      const search = refOf(s.data.controls, "textbox", "Search");
+      // Nothing on the page changes: these acts may skip looking for overlays.
+      for (const text of ["a", "b"]) {
+        const r = await act({ sessionId: s.sessionId, actions: [{ type: { ref: search, text } }] });
+        assert.deepEqual(
+          r.body.data.controls.map((c: Json) => c.name),
+          ["Search", "Later"],
+        );
+      }
+      const shown = await act({
+        sessionId: s.sessionId,
+        actions: [{ click: { ref: refOf(s.data.controls, "button", "Later") } }],
+      });
+      assert.equal(shown.body.success, true, JSON.stringify(shown.body));
+      assert.deepEqual(
+        shown.body.data.controls.map((c: Json) => c.name),
+        ["Search", "Later"],
+        "the banner was declined, not left over the page",
+      );
+    } finally {
+      await close(s.sessionId);
+    }
+  });
+
   test("a run whose third action fails stops there, says why, and charges only what ran", async () => {
     const s = (await open({ url: `${stack.site.url}/form` })).body;
     const done = await act({

@@ -6,6 +6,7 @@
  * It records, on the page's own clock (performance.now()):
  * - activity: DOM changes made after DOMContentLoaded (a parser building the document is not activity),
  *   in the document and in every shadow root, `style` attribute changes left out (animations);
+ *   and apart from it the last change of any kind, style included;
  *   tracked timers firing; fetch and XHR finishing;
  * - pending work: fetch and XHR in flight (a request to a URL already fetched once is a poll and does
  *   not count), timers due within SHORT_MS that were not set by a chain of timers (a ticking loop),
@@ -27,7 +28,10 @@ export const SETTLE_SCRIPT = `(() => {
   const touch = () => { if (domReady) lastActivity = now(); };
   document.addEventListener("DOMContentLoaded", () => { domReady = true; }, { once: true, capture: true });
 
+  // Any change, style included: what tells that nothing on the page moved since a moment.
+  let lastChange = -1;
   const observer = new MutationObserver((records) => {
+    lastChange = now();
     for (const r of records) {
       if (r.type !== "attributes" || r.attributeName !== "style") { touch(); return; }
     }
@@ -197,6 +201,8 @@ export const SETTLE_SCRIPT = `(() => {
       nextTimer,
       refreshAt: refreshDue(),
       height: document.documentElement ? document.documentElement.scrollHeight : 0,
+      lastChange,
+      origin: performance.timeOrigin,
     };
   };
 

@@ -30,6 +30,8 @@ export interface SettleOutcome {
   redirects: string[];
   /** The HTTP status of the page a redirect led to. */
   status?: number;
+  /** The page's state when it was found quiet. */
+  state?: PageState;
 }
 
 /** What the in-page bookkeeping says (see settle-script.ts); times on the page's clock. */
@@ -42,6 +44,10 @@ export interface PageState {
   nextTimer: number;
   refreshAt: number;
   height: number;
+  /** The last DOM change of any kind, style changes included (-1: none). */
+  lastChange?: number;
+  /** The document's time origin: tells one document from the next. */
+  origin?: number;
 }
 
 const COUNTED: Record<string, number> = {
@@ -273,7 +279,7 @@ export async function settlePage(
       );
       if (wait <= 0) {
         if (activity.blocked) throw new BrowserError("ssrf_blocked", 400, activity.blocked);
-        return { reason: "quiet", redirects: activity.redirects, status: activity.status };
+        return { reason: "quiet", redirects: activity.redirects, status: activity.status, state };
       }
       await activity.next(Math.min(left, wait, net.count ? net.nextExpiry + 1 : wait, POLL_MS * 5));
     }

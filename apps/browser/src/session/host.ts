@@ -23,7 +23,7 @@ import type { GuardProxy } from "../net/guard-proxy.ts";
 import { newTaskContext } from "../page/context.ts";
 import { pageFacts } from "../page/facts.ts";
 import { openPage } from "../page/navigation.ts";
-import { defaultSettleBudget, settlePage } from "../page/settle.ts";
+import { defaultSettleBudget, type PageState as SettledState, settlePage } from "../page/settle.ts";
 import { runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
 
@@ -47,6 +47,8 @@ interface LiveSession {
   queue: Promise<unknown>;
   /** The page as the last result with a controls map showed it: what changesOnly compares with. */
   shown?: PageState;
+  /** When (the page's clock, in which document) a pass found no overlay to clear. */
+  overlaysClear?: OverlaysClear;
   ended: Promise<void>;
   end(reason: SessionEndReason): Promise<void>;
 }
@@ -240,7 +242,13 @@ export class SessionHost {
       // Changes are told from a fresh controls map, whatever else was asked for.
       const rendered =
         m.changesOnly && !formats.includes("controls") ? [...formats, "controls" as const] : formats;
-      const outcome = await renderFormats(s.page, s.request, rendered);
+      const unchanged = overlaysStillClear(s.overlaysClear, settle?.state);
+      const outcome = await renderFormats(
+        s.page,
+        unchanged ? { ...s.request, overlays: "keep" } : s.request,
+        rendered,
+      );
+      if (!unchanged) s.overlaysClear = clearAt(outcome, settle?.state);
       const now = stateShown(outcome);
       const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
       if (now) s.shown = now;
@@ -292,6 +300,28 @@ export class SessionHost {
       end();
     }
   }
+}
+
+interface OverlaysClear {
+  origin: number;
+  at: number;
+}
+
+/**
+ * An overlay pass found nothing on this document at page time `at` (read just before it): until
+ * anything on the page changes (style included: a banner may appear by its style alone), a new pass
+ * would find nothing again, so it is skipped.
+ */
+function overlaysStillClear(clear: OverlaysClear | undefined, state: SettledState | undefined): boolean {
+  if (!clear || state?.origin === undefined || state.lastChange === undefined) return false;
+  return state.origin === clear.origin && state.lastChange < clear.at;
+}
+
+/** After a render: when the page was found free of overlays, if its overlay pass found none. */
+function clearAt(outcome: FormatOutcome, state: SettledState | undefined): OverlaysClear | undefined {
+  const o = outcome.overlays;
+  if (!o || o.dismissed.length || o.hidden || state?.origin === undefined) return undefined;
+  return { origin: state.origin, at: state.now };
 }
 
 /** The page state a result showed, when it carried a controls map. */
