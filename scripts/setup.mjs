@@ -5,7 +5,8 @@
  *
  *   node scripts/setup.mjs start   node_modules (npm ci when it is missing or differs from package-lock.json),
  *                                  then Chromium, nats-server and the Liberation fonts
- *   node scripts/setup.mjs test    the same, plus promtool (Debian: prometheus) for the alert-rule tests, and
+ *   node scripts/setup.mjs test    the same, plus promtool (Debian: prometheus) for the alert-rule tests,
+ *                                  podman, runc and mmdebstrap for the images and the container test, and
  *                                  the Kubernetes test tools (scripts/k8s-tools.sh, into .tools/bin)
  *
  * Missing system packages are installed with apt-get on Debian or Ubuntu when this runs as root or when
@@ -167,6 +168,14 @@ const wanted = [
           missing: promtoolMissing,
           optional: "the alert-rule tests in test/k8s/alerts.test.ts will skip",
         },
+        // `npm run images` and the container test: podman builds and runs the images with runc, and
+        // mmdebstrap makes their Debian base when no registry base can be pulled.
+        ...["podman", "runc", "mmdebstrap"].map((pkg) => ({
+          pkg,
+          what: pkg,
+          missing: () => !onPath(pkg),
+          optional: "the container tests in test/containers will skip",
+        })),
       ]
     : []),
 ];
