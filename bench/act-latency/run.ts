@@ -2,7 +2,7 @@
  * Act latency: one `type` + `press` act through our API (api → NATS → the worker holding the session →
  * actions, settle, the controls map of the result) against the same two actions and the same controls
  * snapshot done by a bare Playwright script on the same page in a warm browser, interleaved. Prints the
- * medians and the ratio ours/bare.
+ * medians and the ratio ours/bare, then the same act with changesOnly (time and answer size).
  *
  * Then the memory of the browser worker's Chromium (RSS summed over its processes) with 0, 1 and N
  * open sessions.
@@ -56,6 +56,18 @@ async function ours(i: number): Promise<number> {
   return performance.now() - t;
 }
 
+/** The same act asking only for what changed; its time and the size of its answer. */
+async function oursChanges(i: number): Promise<{ ms: number; bytes: number }> {
+  const t = performance.now();
+  const r = await stack.post("/web/v1/act", {
+    sessionId,
+    actions: [{ type: { ref: username, text: `user${i}` } }, { press: "Tab" }],
+    changesOnly: true,
+  });
+  if (r.status !== 200 || !r.body.success) throw new Error(`act failed: ${JSON.stringify(r.body)}`);
+  return { ms: performance.now() - t, bytes: JSON.stringify(r.body).length };
+}
+
 async function bare(i: number): Promise<number> {
   const t = performance.now();
   await page.locator("#username").fill(`user${i}`);
@@ -83,6 +95,17 @@ for (let i = 0; i < rounds; i++) {
     a.push(await ours(i));
   }
 }
+const fullBytes = JSON.stringify(
+  (
+    await stack.post("/web/v1/act", {
+      sessionId,
+      actions: [{ type: { ref: username, text: "full" } }, { press: "Tab" }],
+      formats: ["controls"],
+    })
+  ).body,
+).length;
+const c: Array<{ ms: number; bytes: number }> = [];
+for (let i = 0; i < Math.min(rounds, 20); i++) c.push(await oursChanges(i));
 await browser.close();
 await closeSession(sessionId);
 
@@ -147,7 +170,10 @@ console.log(
 console.log(
   `bare Playwright (fill + press + AI snapshot): median ${median(b).toFixed(1)} ms, p95 ${p95(b).toFixed(1)} ms`,
 );
-console.log(`ratio ours/bare: ${(median(a) / median(b)).toFixed(2)}x at the median`);
+console.log(`ratio ours/bare at the median: ${(median(a) / median(b)).toFixed(2)}`);
+console.log(
+  `ours with changesOnly (what changed since the previous act): median ${median(c.map((x) => x.ms)).toFixed(1)} ms, answer ${median(c.map((x) => x.bytes))} bytes against ${fullBytes} with the whole controls map`,
+);
 console.log(
   `worker Chromium memory (PSS / RSS): ${memory.map(([n, m]) => `${n} session(s) ${m.pss.toFixed(0)} / ${m.rss.toFixed(0)} MiB`).join(", ")}`,
 );
