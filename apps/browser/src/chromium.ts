@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
+import { chromiumPss } from "./process-memory.ts";
 
 export class ChromiumMissingError extends Error {}
 
@@ -40,45 +42,183 @@ const ARGS = [
   "--hide-scrollbars",
 ];
 
-/** Keeps one Chromium alive: relaunches it when it dies, and counts the restarts. */
+/** When a browser is replaced by a fresh one: after this many tasks, or past this much memory (PSS). */
+export interface RecyclePolicy {
+  /** Tasks one browser serves before it is replaced (0: never). */
+  maxTasks: number;
+  /** PSS of all the browser's processes, in bytes, past which it is replaced (0: never). */
+  maxPssBytes: number;
+  /** How often the memory is read, in ms. */
+  checkEveryMs?: number;
+}
+
+/** Why a browser was replaced, for the metric. */
+export type RecycleReason = "tasks" | "memory";
+
+interface Generation {
+  browser: Promise<Browser>;
+  /** Marks the browser process's command line, so its processes can be found for their memory. */
+  marker: string;
+  tasks: number;
+  inFlight: number;
+  retired: boolean;
+}
+
+/** A browser lent to one task; `release` says the task is done with it. */
+export interface BrowserLease {
+  browser: Browser;
+  release(): void;
+}
+
+export interface KeeperEvents {
+  onRestart?: () => void;
+  /** A browser stops taking new work (it will close once its last context has). */
+  onRetire?: (browser: Browser, reason: RecycleReason) => void;
+}
+
+/**
+ * Keeps one Chromium alive: relaunches it when it dies, and counts the restarts. With a recycle policy a
+ * browser that served enough tasks or grew past the memory ceiling is retired: new work goes to a fresh
+ * browser launched at once, and the old one closes only when its tasks and contexts (sessions, a job's
+ * shared context) are done, so nothing in flight fails.
+ */
 export class ChromiumKeeper {
-  private current: Promise<Browser> | undefined;
+  private current: Generation | undefined;
+  private readonly all = new Set<Generation>();
   private closing = false;
+  private memoryTimer: NodeJS.Timeout | undefined;
+  private readonly events: KeeperEvents;
   restarts = 0;
+  recycled = 0;
 
   constructor(
     private readonly executablePath: string,
     private readonly extraArgs: string[],
-    private readonly onRestart: () => void = () => {},
-  ) {}
+    events: (() => void) | KeeperEvents = {},
+    private readonly policy: RecyclePolicy = { maxTasks: 0, maxPssBytes: 0 },
+  ) {
+    this.events = typeof events === "function" ? { onRestart: events } : events;
+    if (policy.maxPssBytes > 0) {
+      this.memoryTimer = setInterval(() => void this.checkMemory(), policy.checkEveryMs ?? 5_000);
+      this.memoryTimer.unref();
+    }
+  }
 
   browser(): Promise<Browser> {
+    return this.generation().browser;
+  }
+
+  /** The current browser for one task; the task counts toward the browser's recycling once released. */
+  async lease(): Promise<BrowserLease> {
+    const gen = this.generation();
+    gen.inFlight++;
+    let browser: Browser;
+    try {
+      browser = await gen.browser;
+    } catch (err) {
+      gen.inFlight--;
+      throw err;
+    }
+    let released = false;
+    return {
+      browser,
+      release: () => {
+        if (released) return;
+        released = true;
+        gen.inFlight--;
+        gen.tasks++;
+        if (!gen.retired && this.policy.maxTasks > 0 && gen.tasks >= this.policy.maxTasks)
+          this.retire(gen, "tasks");
+        else if (gen.retired) void this.closeWhenIdle(gen);
+      },
+    };
+  }
+
+  /** PSS of the current browser's processes, in bytes (0 where /proc cannot tell). */
+  currentPss(): number {
+    return this.current ? chromiumPss(this.current.marker) : 0;
+  }
+
+  /** Browsers still open: the current one and retired ones finishing their work. */
+  open(): number {
+    return this.all.size;
+  }
+
+  private generation(): Generation {
     if (!this.current) this.current = this.launch();
     return this.current;
   }
 
-  private async launch(): Promise<Browser> {
+  private launch(): Generation {
+    const marker = `--browserfleet-browser=${randomUUID()}`;
+    const gen: Generation = { browser: undefined as never, marker, tasks: 0, inFlight: 0, retired: false };
     const attempt = chromium.launch({
       executablePath: this.executablePath,
-      args: [...ARGS, ...this.extraArgs],
+      args: [...ARGS, ...this.extraArgs, marker],
       headless: true,
     });
-    attempt.catch(() => {
-      this.current = undefined;
-    });
-    const browser = await attempt;
-    browser.on("disconnected", () => {
-      if (this.closing) return;
-      this.current = undefined;
-      this.restarts++;
-      this.onRestart();
-    });
-    return browser;
+    gen.browser = attempt;
+    this.all.add(gen);
+    attempt.then(
+      (browser) =>
+        browser.on("disconnected", () => {
+          this.all.delete(gen);
+          if (this.closing || gen.retired) return;
+          if (this.current === gen) this.current = undefined;
+          this.restarts++;
+          this.events.onRestart?.();
+        }),
+      () => {
+        this.all.delete(gen);
+        if (this.current === gen) this.current = undefined;
+      },
+    );
+    return gen;
+  }
+
+  private checkMemory(): void {
+    const gen = this.current;
+    if (!gen || gen.retired || this.closing) return;
+    if (chromiumPss(gen.marker) > this.policy.maxPssBytes) this.retire(gen, "memory");
+  }
+
+  /** Stop giving `gen` new work, launch its successor now, close it once nothing uses it. */
+  private retire(gen: Generation, reason: RecycleReason): void {
+    if (gen.retired || this.closing) return;
+    gen.retired = true;
+    if (this.current === gen) this.current = undefined;
+    this.recycled++;
+    void gen.browser.then((b) => this.events.onRetire?.(b, reason)).catch(() => {});
+    // The successor starts now, so the next task does not wait for a launch.
+    void this.generation().browser.catch(() => {});
+    void this.closeWhenIdle(gen);
+  }
+
+  private async closeWhenIdle(gen: Generation): Promise<void> {
+    const browser = await gen.browser.catch(() => undefined);
+    if (!browser?.isConnected()) return;
+    if (gen.inFlight > 0) return; // the last release calls again
+    if (browser.contexts().length === 0) {
+      // A session may have taken this browser a moment before it was retired and be making its context.
+      await new Promise((r) => setTimeout(r, 1_000).unref());
+      if (gen.inFlight > 0 || browser.contexts().length > 0) return this.closeWhenIdle(gen);
+      await browser.close().catch(() => {});
+      return;
+    }
+    // A session or a job's shared context is still open on it: look again once one closes.
+    await Promise.race(browser.contexts().map((c) => new Promise<void>((r) => c.once("close", () => r()))));
+    await this.closeWhenIdle(gen);
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    const b = await this.current?.catch(() => undefined);
-    await b?.close().catch(() => {});
+    clearInterval(this.memoryTimer);
+    const gens = [...this.all];
+    await Promise.all(
+      gens.map(async (g) => {
+        const b = await g.browser.catch(() => undefined);
+        await b?.close().catch(() => {});
+      }),
+    );
   }
 }

@@ -3,8 +3,11 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 export function createBrowserMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "fleet_browser_" });
+  /** Read when /metrics is scraped; the worker sets them once it has what they read. */
+  const readers: { chromiumPss?: () => number; contextsReady?: () => number } = {};
   return {
     registry,
+    readers,
     slotsTotal: new Gauge({
       name: "fleet_browser_slots",
       help: "Browser slots (contexts) this worker runs",
@@ -68,6 +71,34 @@ export function createBrowserMetrics() {
       help: "Actions run, by action type and outcome",
       labelNames: ["action", "outcome"],
       registers: [registry],
+    }),
+    contexts: new Counter({
+      name: "fleet_browser_contexts_total",
+      help: "Contexts scrapes ran in, by origin: warm (made ahead of time for a free slot, never used before) or made (for this call: its context options differ from the defaults, or none was ready)",
+      labelNames: ["origin"],
+      registers: [registry],
+    }),
+    contextsReady: new Gauge({
+      name: "fleet_browser_contexts_ready",
+      help: "Contexts made ahead of time and waiting for a call (with the ones being made)",
+      registers: [registry],
+      collect() {
+        if (readers.contextsReady) this.set(readers.contextsReady());
+      },
+    }),
+    chromiumRecycled: new Counter({
+      name: "fleet_chromium_recycled_total",
+      help: "Browsers replaced by a fresh one, by reason: tasks (served BROWSER_RECYCLE_TASKS) or memory (past BROWSER_RECYCLE_PSS_MB)",
+      labelNames: ["reason"],
+      registers: [registry],
+    }),
+    chromiumPss: new Gauge({
+      name: "fleet_chromium_pss_bytes",
+      help: "Proportional set size of the current browser's processes (browser, renderers, utilities)",
+      registers: [registry],
+      collect() {
+        if (readers.chromiumPss) this.set(readers.chromiumPss());
+      },
     }),
     chromiumRestarts: new Counter({
       name: "fleet_chromium_restarts_total",

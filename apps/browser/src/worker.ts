@@ -11,16 +11,18 @@ import {
   startSlotLoops,
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
-import type { BrowserTask } from "@browserfleet/contracts";
+import type { BrowserTask, ScrapeRequest } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { Browser } from "playwright-core";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { listenForDrain } from "./drain.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
 import { startGuardProxy } from "./net/guard-proxy.ts";
-import { newTaskContext } from "./page/context.ts";
+import { freshContext, makeWarmContext, newTaskContext, warmOrFreshContext } from "./page/context.ts";
 import { JobContexts } from "./page/job-contexts.ts";
 import { setSettleDefaults } from "./page/settle.ts";
+import { WarmContexts } from "./page/warm-contexts.ts";
 import { SessionHost } from "./session/host.ts";
 import { type AnyReply, admitTasks, dispatchTask, type TaskHandlers } from "./tasks/dispatch.ts";
 import { runFetchTask } from "./tasks/fetch.ts";
@@ -40,6 +42,11 @@ export interface BrowserWorkerOptions {
   settleBudgetMs?: number;
   /** Serve /metrics on this port; 0 picks a free one, undefined serves none. */
   metricsPort?: number;
+  /** Keep a fresh context ready in each free slot for scrapes (default true). */
+  warmContexts?: boolean;
+  /** Replace the browser after this many tasks, or past this PSS in bytes (0 or undefined: never). */
+  recycleTasks?: number;
+  recyclePssBytes?: number;
 }
 
 export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorkerOptions {
@@ -52,6 +59,9 @@ export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorke
     workerId: config.WORKER_ID,
     settleBudgetMs: config.SETTLE_BUDGET_MS,
     metricsPort: config.BROWSER_METRICS_PORT,
+    warmContexts: config.BROWSER_WARM_CONTEXTS === "on",
+    recycleTasks: config.BROWSER_RECYCLE_TASKS,
+    recyclePssBytes: config.BROWSER_RECYCLE_PSS_MB * 1024 * 1024,
   };
 }
 
@@ -60,6 +70,8 @@ export interface BrowserWorker {
   metrics: BrowserMetrics;
   metricsUrl?: string;
   chromium: ChromiumKeeper;
+  /** The contexts kept ready for scrapes, when on. */
+  warm?: WarmContexts;
   /** Stop taking tasks, finish the held ones, close Chromium and the bus. */
   stop(): Promise<void>;
 }
@@ -70,20 +82,42 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   setSettleDefaults({ budgetMs: opts.settleBudgetMs });
   const proxy = await startGuardProxy(parseAllowList(opts.allowPrivate));
   // <-loopback> stops Chromium from bypassing the proxy for loopback addresses.
+  let draining = false;
+  let busyNow = 0;
+  // One ready context per free slot; none while draining.
+  const warm =
+    opts.warmContexts === false
+      ? undefined
+      : new WarmContexts(makeWarmContext, () => (draining ? 0 : opts.slots - busyNow));
+  const refill = () => {
+    if (warm)
+      void chromium.browser().then(
+        (b) => warm.fill(b),
+        () => {},
+      );
+  };
   const chromium = new ChromiumKeeper(
     findChromium()!,
     [`--proxy-server=${proxy.url}`, "--proxy-bypass-list=<-loopback>"],
-    () => metrics.chromiumRestarts.inc(),
+    {
+      onRestart: () => metrics.chromiumRestarts.inc(),
+      onRetire: (browser, reason) => {
+        metrics.chromiumRecycled.inc({ reason });
+        warm?.drop(browser);
+        refill();
+      },
+    },
+    { maxTasks: opts.recycleTasks ?? 0, maxPssBytes: opts.recyclePssBytes ?? 0 },
   );
   await chromium.browser();
+  metrics.readers.chromiumPss = () => chromium.currentPss();
+  if (warm) metrics.readers.contextsReady = () => warm.size();
   const nc: NatsConnection = await connectBus({ servers: opts.natsUrl, name: workerId });
   await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs });
   await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS });
   const kv = await openWorkersBucket(nc);
   metrics.slotsTotal.set(opts.slots);
 
-  let draining = false;
-  let busyNow = 0;
   const publishState = (busy: number) =>
     putWorkerState(kv, {
       workerId,
@@ -104,11 +138,26 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     onFormat: (format, ms, ok) =>
       metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
   };
+  const scrapeContext = warm
+    ? warmOrFreshContext(warm, (origin) => metrics.contexts.inc({ origin }))
+    : (b: Browser, req: ScrapeRequest) => {
+        metrics.contexts.inc({ origin: "made" });
+        return freshContext(b, req);
+      };
+  // Each task holds the browser it started on until it ends, so a recycled browser closes only after it.
+  const withBrowser = async <R>(run: (browser: Browser) => Promise<R>): Promise<R> => {
+    const lease = await chromium.lease();
+    try {
+      return await run(lease.browser);
+    } finally {
+      lease.release();
+    }
+  };
   const handlers: TaskHandlers = {
     session_open: (task) => sessions.open(task),
-    scrape: async (task) => runScrape(await chromium.browser(), proxy, task.request, hooks),
-    page: async (task) => runPageTask(nc, await chromium.browser(), proxy, task, hooks, jobContexts),
-    map: async (task) => runMapTask(await chromium.browser(), proxy, task),
+    scrape: (task) => withBrowser((b) => runScrape(b, proxy, task.request, hooks, scrapeContext)),
+    page: (task) => withBrowser((b) => runPageTask(nc, b, proxy, task, hooks, jobContexts)),
+    map: (task) => withBrowser((b) => runMapTask(b, proxy, task)),
     fetch: (task) => runFetchTask(proxy, task),
   };
   const loops: SlotLoops = startSlotLoops<BrowserTask, AnyReply>(nc, {
@@ -119,7 +168,10 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     deadlineOf: (t) => t.deadline,
     onExpired: (t) => metrics.tasks.inc({ kind: t.kind, outcome: "expired" }),
     onBusy: (busy) => {
+      // A slot that came free gets a ready context (a task that just took a slot takes one, no need to act).
+      const freed = busy < busyNow;
       busyNow = busy;
+      if (freed) refill();
       metrics.slotsBusy.set(busy);
       void publishState(busy);
     },
@@ -143,10 +195,12 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       task.kind === "session_open" && reply.ok ? sessions.held(task.sessionId) : undefined,
   });
   await publishState(0);
+  refill();
   const heartbeat = setInterval(() => void publishState(loops.busy()), 5000);
   // The operator drains a pod before a scale-down removes it: no new tasks, held ones and sessions go on.
   const drainSub = listenForDrain(nc, workerId, async () => {
     draining = true;
+    warm?.drop();
     await publishState(loops.busy());
     void loops.drain();
   });
@@ -175,6 +229,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     metrics,
     metricsUrl,
     chromium,
+    ...(warm ? { warm } : {}),
     async stop() {
       draining = true;
       clearInterval(heartbeat);
@@ -182,6 +237,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       await publishState(loops.busy());
       await Promise.all([loops.drain(), sessions.closeAll("worker_stopping")]);
       await jobContexts.closeAll();
+      await warm?.closeAll();
       await kv.delete(workerId).catch(() => {});
       await chromium.close();
       await proxy.close();

@@ -10,6 +10,12 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default(".data"),
   BROWSER_SLOTS: intFrom(4, 1),
   BROWSER_METRICS_PORT: intFrom(9464),
+  /** Keep a fresh context (with a blank page) ready in each free slot, for scrapes with default context options. */
+  BROWSER_WARM_CONTEXTS: z.enum(["on", "off"]).default("on"),
+  /** Replace the browser with a fresh one after this many tasks (0: never); nothing in flight fails. */
+  BROWSER_RECYCLE_TASKS: intFrom(2000),
+  /** Replace the browser when its processes' PSS passes this many MiB (0: never); read every 5 s. */
+  BROWSER_RECYCLE_PSS_MB: intFrom(1536),
   TASK_QUEUE_MAX: intFrom(1000, 1),
   TASK_ACK_WAIT_MS: intFrom(60_000, 1000),
   SCRAPE_TIMEOUT_MS: intFrom(90_000, 1000),

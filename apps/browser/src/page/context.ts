@@ -1,12 +1,15 @@
+import { isDeepStrictEqual } from "node:util";
 import type { ScrapeRequest } from "@browserfleet/contracts";
-import type { Browser, BrowserContext } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
 import type { ContextLease } from "./job-contexts.ts";
 import { SETTLE_SCRIPT } from "./settle-script.ts";
+import type { WarmContext, WarmContexts } from "./warm-contexts.ts";
 
-export async function newTaskContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
+/** Everything a context is made with from a request: options a context cannot change once made. */
+export function contextOptionsFor(req: ScrapeRequest): BrowserContextOptions {
   const vp = req.viewport;
-  const context = await browser.newContext({
+  return {
     viewport: { width: vp?.width ?? 1280, height: vp?.height ?? 720 },
     deviceScaleFactor: vp?.deviceScaleFactor ?? 1,
     userAgent: req.request?.userAgent,
@@ -15,11 +18,39 @@ export async function newTaskContext(browser: Browser, req: ScrapeRequest): Prom
     ignoreHTTPSErrors: false,
     serviceWorkers: "block",
     acceptDownloads: false,
-  });
+  };
+}
+
+/** A request that sets none of the options a context is made with. */
+export const DEFAULT_CONTEXT_REQUEST: ScrapeRequest = { formats: ["markdown"], binaryAs: "base64" };
+const DEFAULT_OPTIONS = contextOptionsFor(DEFAULT_CONTEXT_REQUEST);
+
+/**
+ * Whether a context made for DEFAULT_CONTEXT_REQUEST serves `req` exactly as one made for it would: true
+ * only when every creation option comes out the same (user agent, viewport, headers, credentials, ...).
+ * Cookies and block rules are not creation options: they are added to the context before the page loads.
+ */
+export function fitsDefaultContext(req: ScrapeRequest): boolean {
+  return isDeepStrictEqual(contextOptionsFor(req), DEFAULT_OPTIONS);
+}
+
+/** A context with the worker's init script, before any cookie or block rule of a caller. */
+export async function newBareContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
+  const context = await browser.newContext(contextOptionsFor(req));
   // Before any page script: what `wait.until: auto` reads to tell when the page is done.
   await context.addInitScript(SETTLE_SCRIPT);
+  return context;
+}
+
+/** What one caller's request adds to a context before its page loads: block rules and cookies. */
+export async function applyRequestToContext(context: BrowserContext, req: ScrapeRequest): Promise<void> {
   await installBlockRules(context, req.block);
   await addRequestCookies(context, req);
+}
+
+export async function newTaskContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
+  const context = await newBareContext(browser, req);
+  await applyRequestToContext(context, req);
   return context;
 }
 
@@ -35,8 +66,62 @@ export async function addRequestCookies(context: BrowserContext, req: ScrapeRequ
   );
 }
 
+/** A lease of a context nobody else uses: releasing it closes the whole context, pages and all. */
+export interface OwnContextLease extends ContextLease {
+  ownsContext: true;
+}
+
+/** The context is closed in the background: the caller's answer need not wait for Chromium to tear it down. */
+export function ownLease(context: BrowserContext, page?: Page): OwnContextLease {
+  return {
+    context,
+    reused: false,
+    ownsContext: true,
+    ...(page ? { page } : {}),
+    release: async () => {
+      void context.close().catch(() => {});
+    },
+  };
+}
+
 /** A fresh context for one task, closed when the task is done. */
 export async function freshContext(browser: Browser, req: ScrapeRequest): Promise<ContextLease> {
-  const context = await newTaskContext(browser, req);
-  return { context, reused: false, release: () => context.close().catch(() => {}) };
+  return ownLease(await newTaskContext(browser, req));
+}
+
+/** What the warm pool makes: a context with the default options and one blank page. */
+export async function makeWarmContext(browser: Browser): Promise<WarmContext> {
+  const context = await newBareContext(browser, DEFAULT_CONTEXT_REQUEST);
+  try {
+    return { context, page: await context.newPage() };
+  } catch (err) {
+    await context.close().catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * One task's context: a pre-made one from `warm` when the request's context options are the defaults it
+ * was made with (the caller's block rules and cookies are added to it first), else one made for it now.
+ */
+export function warmOrFreshContext(
+  warm: WarmContexts,
+  onLease?: (origin: "warm" | "made") => void,
+): (browser: Browser, req: ScrapeRequest) => Promise<ContextLease> {
+  return async (browser, req) => {
+    const ready = fitsDefaultContext(req) ? await warm.take(browser) : undefined;
+    if (!ready) {
+      onLease?.("made");
+      return freshContext(browser, req);
+    }
+    onLease?.("warm");
+    const lease = ownLease(ready.context, ready.page);
+    try {
+      await applyRequestToContext(ready.context, req);
+    } catch (err) {
+      await lease.release();
+      throw err;
+    }
+    return lease;
+  };
 }

@@ -70,7 +70,8 @@ export async function runScrape(
   } finally {
     // Only a page that rendered cleanly may serve the job's next task; any other is closed.
     const keep = reusable && openedPage && !openedPage.isClosed() ? openedPage : undefined;
-    if (!keep && openedPage) await closePage(openedPage);
+    // A lease that owns its context closes the page with it.
+    if (!keep && openedPage && !(held && "ownsContext" in held)) await closePage(openedPage);
     await held?.release(keep);
   }
 }
