@@ -2,11 +2,12 @@
  * Scrape latency: the same page to markdown through our HTTP API (api → NATS JetStream → browser worker)
  * against a bare Playwright script on the same Chromium (warm browser, new context per page,
  * goto + content + turndown), interleaved. Prints medians, the ratio ours/bare, and throughput at
- * the configured slot count. Also ours with `wait.until: load` on the same page, interleaved too: the cost
+ * the configured slot count (per slot and per core too, beside the bare script's at the same concurrency). Also ours with `wait.until: load` on the same page, interleaved too: the cost
  * of the default `auto` wait on a page with nothing late (goal: at most 1.10 at the median).
  *
  *   npm run bench:scrape-latency -- [--rounds 40] [--slots 2]
  */
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { findChromium } from "@browserfleet/browser";
 import { chromium } from "playwright-core";
@@ -80,14 +81,21 @@ for (let i = 0; i < rounds; i++) {
 
 const concurrent = slots * 4;
 const total = slots * 20;
-const started = performance.now();
-let next = 0;
-await Promise.all(
-  Array.from({ length: concurrent }, async () => {
-    while (next++ < total) await ours();
-  }),
-);
-const perSecond = total / ((performance.now() - started) / 1000);
+/** Scrapes per second with `concurrent` callers, ours through the api, or the bare script with `slots` at once. */
+async function throughput(run: () => Promise<number>, callers: number): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next++ < total) await run();
+    }),
+  );
+  return total / ((performance.now() - started) / 1000);
+}
+const perSecond = await throughput(() => ours(), concurrent);
+// The bare script with as many pages at once as we have slots: the same browser work in parallel.
+const barePerSecond = await throughput(bare, slots);
+const cores = availableParallelism();
 
 console.log(`scrape-latency: ${rounds} interleaved rounds of ${page} to markdown`);
 console.log(
@@ -103,6 +111,12 @@ console.log(
 console.log(`  ratio auto/load at the median: ${(median(a) / median(l)).toFixed(2)} (goal at most 1.10)`);
 console.log(
   `  throughput: ${perSecond.toFixed(1)} scrapes/s with ${slots} slots (${concurrent} concurrent callers, ${total} scrapes)`,
+);
+console.log(
+  `  per slot: ${(perSecond / slots).toFixed(2)} scrapes/s; per core (${cores} cores, api, worker and Chromium on them): ${(perSecond / cores).toFixed(2)} scrapes/s`,
+);
+console.log(
+  `  bare Playwright, ${slots} at once: ${barePerSecond.toFixed(1)} scrapes/s (${(barePerSecond / cores).toFixed(2)} per core); ratio ours/bare throughput: ${(perSecond / barePerSecond).toFixed(2)}`,
 );
 
 await browser.close();

@@ -130,6 +130,8 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   const sessions: SessionHost = new SessionHost(nc, workerId, proxy, chromium, metrics, () => {
     metrics.sessionsOpen.set(sessions.count());
     void publishState(busyNow);
+    // A session holds its slot: that slot needs no ready context any more.
+    refill();
   });
 
   // Pages of one job share a context on this worker (cache, cookies); a long job gets a new one now and then.
