@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { deleteExpiredJobs } from "@browserfleet/job-store";
 import { type Stack, startStack } from "../helpers/stack.ts";
@@ -264,6 +266,119 @@ describe("crawl", () => {
     assert.equal(asBatch.status, 404, "a crawl is not a batch");
     assert.equal((await stack.call("GET", "/web/v1/crawl/job_nonsense..", auth(key))).status, 404);
     assert.equal((await waitJob(start.body.url, key)).status, "completed");
+  });
+});
+
+/**
+ * A small site that logs every request: a long page with a picture, a web font, a video and a script
+ * that builds part of it (nothing on it reacts to scrolling), and a page whose last section loads only
+ * once it is scrolled into view.
+ */
+async function startResourceSite() {
+  const hits = new Map<string, number>();
+  const spacer = Array.from({ length: 60 }, (_, i) => `<p>Paragraph ${i} of a long article.</p>`).join("");
+  const pages: Record<string, [string, string]> = {
+    "/": [
+      "text/html",
+      `<!doctype html><html><head><title>Long page</title><link rel="stylesheet" href="/site.css"></head><body>
+<h1>A long page</h1><p id="js">not built</p>
+<img src="/picture.png" alt="A picture" width="40" height="40">
+<video src="/clip.mp4" controls width="80" height="60"></video>
+${spacer}<a href="/lazy">the lazy page</a>
+<script>document.getElementById("js").textContent = "Built by the page's script";</script>
+</body></html>`,
+    ],
+    "/lazy": [
+      "text/html",
+      `<!doctype html><html><head><title>Lazy</title></head><body><h1>Lazy</h1>${spacer}
+<div id="sentinel">waiting</div>
+<script>
+  const seen = new IntersectionObserver(async (entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    seen.disconnect();
+    const more = await (await fetch("/more")).text();
+    document.getElementById("sentinel").textContent = more;
+  });
+  seen.observe(document.getElementById("sentinel"));
+</script></body></html>`,
+    ],
+    "/more": ["text/plain", "Section loaded when scrolled into view"],
+    "/site.css": [
+      "text/css",
+      `@font-face { font-family: "Fixture Sans"; src: url("/font.woff2") format("woff2"); }
+body { font-family: "Fixture Sans", sans-serif; }`,
+    ],
+    "/picture.png": ["image/png", "not really a png"],
+    "/font.woff2": ["font/woff2", "not really a font"],
+    "/clip.mp4": ["video/mp4", "not really a video"],
+  };
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const page = pages[path];
+    res.writeHead(page ? 200 : 404, {
+      "content-type": page?.[0] ?? "text/plain",
+      "cache-control": "no-store",
+    });
+    res.end(page?.[1] ?? "not found");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits: (path: string) => hits.get(path) ?? 0,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("crawl resources", () => {
+  test("a text-only crawl fetches no images, fonts or media and does not scroll a page nothing reacts to; lazy content still loads", async () => {
+    const site = await startResourceSite();
+    try {
+      const { key } = await stack.newKey(1_000_000);
+      const start = await stack.post(
+        "/web/v1/crawl",
+        { url: `${site.url}/`, limit: 5, formats: ["markdown"] },
+        auth(key),
+      );
+      assert.equal(start.status, 200, JSON.stringify(start.body));
+      const done = await waitJob(start.body.url, key);
+      assert.equal(done.status, "completed");
+      const page = (path: string) => done.data.find((p: { url: string }) => p.url === `${site.url}${path}`);
+      const home = page("/");
+      const lazy = page("/lazy");
+      assert.ok(home && lazy, JSON.stringify(done.data.map((p: { url: string }) => p.url)));
+      assert.equal(site.hits("/picture.png"), 0, "no image fetched");
+      assert.equal(site.hits("/font.woff2"), 0, "no font fetched");
+      assert.equal(site.hits("/clip.mp4"), 0, "no video fetched");
+      assert.ok(site.hits("/site.css") >= 1, "the stylesheet is (what is hidden depends on it)");
+      // The picture is still in the markdown, from its src, and the page's script ran.
+      assert.match(home.data.markdown, /!\[A picture\]\(http:\/\/127\.0\.0\.1:\d+\/picture\.png\)/);
+      assert.match(home.data.markdown, /Built by the page's script/);
+      assert.equal(home.metadata.scroll, undefined, "nothing on the long page reacts to scrolling");
+      assert.match(lazy.data.markdown, /Section loaded when scrolled into view/);
+      assert.ok(lazy.metadata.scroll.steps >= 1, "a page that watches the viewport is scrolled");
+    } finally {
+      await site.close();
+    }
+  });
+
+  test("a crawl that asks for screenshots fetches the images", async () => {
+    const site = await startResourceSite();
+    try {
+      const { key } = await stack.newKey(1_000_000);
+      const start = await stack.post(
+        "/web/v1/crawl",
+        { url: `${site.url}/`, limit: 1, formats: ["markdown", "screenshot"] },
+        auth(key),
+      );
+      assert.equal(start.status, 200, JSON.stringify(start.body));
+      const done = await waitJob(start.body.url, key);
+      assert.equal(done.status, "completed");
+      assert.ok(site.hits("/picture.png") >= 1, "the screenshot shows the picture");
+      assert.ok(done.data[0].metadata.scroll.steps >= 1, "and the page is scrolled as before");
+    } finally {
+      await site.close();
+    }
   });
 });
 

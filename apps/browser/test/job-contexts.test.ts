@@ -54,7 +54,7 @@ async function scrapeFor(pool: JobContexts, jobId: string, path: string) {
     lent = await pool.lease(b, jobId, req);
     return lent;
   });
-  return { reply, reusedContext: lent?.reused, reusedPage: lent?.page !== undefined };
+  return { reply, reusedContext: lent?.reused, reusedPage: lent?.pageReused };
 }
 
 const markdownOf = (r: Awaited<ReturnType<typeof scrapeFor>>) =>

@@ -1,14 +1,21 @@
 import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { skipMedia, textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
+import { SCROLL_HOOKS_SCRIPT } from "./scroll-hooks.ts";
 
 /** A context lent to one task; `release` hands it back (it closes it when it is not shared). */
 export interface ContextLease {
   context: BrowserContext;
   /** True when earlier pages of the same job used this context (cookies and HTTP cache carry over). */
   reused: boolean;
-  /** A page an earlier task of the same job left open, to navigate again instead of opening one. */
+  /**
+   * The page to navigate: one an earlier task of the same job left open (`pageReused`), or, for a job
+   * whose formats need no media, a new one already set to skip them. Absent: the task opens its own.
+   */
   page?: Page;
+  /** True when `page` was left open by an earlier task of the same job. */
+  pageReused?: boolean;
   /** `keep` is a page fit to serve the job's next task; without it the task's page is closed. */
   release(keep?: Page): Promise<void>;
 }
@@ -32,11 +39,20 @@ interface Entry {
   idle?: NodeJS.Timeout;
   /** Pages left open by finished tasks. A new page costs a renderer process; navigating one does not. */
   spare: Page[];
+  /** The job's formats need no images, fonts or media: its pages never fetch them. */
+  textOnly: boolean;
 }
 
 /** The request options a context is built from; pages of one job share them, but check anyway. */
 const shapeOf = (req: ScrapeRequest) =>
-  JSON.stringify([req.viewport, req.request?.userAgent, req.request?.headers, req.request?.auth, req.block]);
+  JSON.stringify([
+    req.viewport,
+    req.request?.userAgent,
+    req.request?.headers,
+    req.request?.auth,
+    req.block,
+    textFormatsOnly(req),
+  ]);
 
 /**
  * Browser contexts shared by the pages of one batch or crawl job on this worker, the way a crawler
@@ -73,11 +89,12 @@ export class JobContexts {
       entry = {
         browser,
         shape: shapeOf(req),
-        context: this.create(browser, req).then(closePopups),
+        context: this.create(browser, req).then(prepare),
         served: 0,
         active: 0,
         retired: false,
         spare: [],
+        textOnly: textFormatsOnly(req),
       };
       this.entries.set(jobId, entry);
     }
@@ -94,11 +111,25 @@ export class JobContexts {
     }
     let page = e.spare.pop();
     while (page?.isClosed()) page = e.spare.pop();
+    const pageReused = page !== undefined;
+    if (!page && e.textOnly) {
+      // Set up before its first navigation: a new page of a text-only job skips images, fonts and media.
+      try {
+        page = await context.newPage();
+        await skipMedia(page);
+      } catch (err) {
+        if (page) await closePage(page);
+        e.active--;
+        this.retire(jobId, e);
+        throw err;
+      }
+    }
     let released = false;
     return {
       context,
       reused,
       ...(page ? { page } : {}),
+      pageReused,
       release: async (keep?: Page) => {
         if (released) return;
         released = true;
@@ -139,8 +170,13 @@ export class JobContexts {
   }
 }
 
-/** Pages a site opens by itself (window.open) have no task to close them: close them at once. */
-function closePopups(context: BrowserContext): BrowserContext {
+/**
+ * What a job's context adds to a task's: the scroll-hooks bookkeeping (a page where nothing reacts to
+ * scrolling is not scrolled for text formats), and pages a site opens by itself (window.open), which
+ * have no task to close them, closed at once.
+ */
+async function prepare(context: BrowserContext): Promise<BrowserContext> {
+  await context.addInitScript(SCROLL_HOOKS_SCRIPT);
   context.on("page", (page) => {
     void page
       .opener()

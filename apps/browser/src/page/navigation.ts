@@ -2,9 +2,11 @@ import type { ScrapeRequest, WaitOptions } from "@browserfleet/contracts";
 import type { BrowserContext, Page, Request, Response } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import { textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
 import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
 import { type ScrollOutcome, scrollForLazyContent } from "./scroll.ts";
+import { mayReactToScroll, SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
 import { defaultSettleBudget, settlePage } from "./settle.ts";
 
 type WaitUntil = Exclude<WaitOptions["until"], "auto">;
@@ -134,10 +136,18 @@ async function navigateWatched(
   return { page, status, settle, ...(scroll ? { scroll } : {}) };
 }
 
-/** The request's scroll for lazy content (on unless scroll.enabled is false). */
+/**
+ * The request's scroll for lazy content (on unless scroll.enabled is false). Formats made from the DOM
+ * alone skip it on a page where nothing reacts to scrolling (scroll-hooks.ts): no step could add to
+ * them. Pixels are another matter: a loading=lazy image shows in a screenshot only once scrolled to.
+ */
 export async function scrollIfAsked(page: Page, req: ScrapeRequest, proxy: GuardProxy) {
   const o = req.scroll;
   if (o?.enabled === false) return undefined;
+  const worth = await page
+    .evaluate(mayReactToScroll, [SCROLL_HOOKS_GLOBAL, !textFormatsOnly(req)] as const)
+    .catch(() => true);
+  if (!worth) return undefined;
   return scrollForLazyContent(page, {
     maxSteps: o?.maxSteps ?? 20,
     budgetMs: o?.budget ?? 4_000,
