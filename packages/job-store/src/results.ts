@@ -1,16 +1,20 @@
 import { captureFromHoldIn } from "@browserfleet/billing";
 import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import { endJobIn, isActive, type JobPageRow, type JobRow, lockJob, type NewPage } from "./jobs.ts";
 
 const { jobs, jobPages } = schema;
+
+/** A page row without its result: the result was just written, and sending it back costs a copy. */
+export type RecordedPage = Omit<JobPageRow, "result">;
+const { result: _result, ...recordedPageColumns } = getTableColumns(jobPages);
 
 export interface RecordOptions {
   /** What a page's result costs (its formats that came out at the page price); 0 when nothing came out. */
   chargeOf(result: ScrapeResponse): number;
   /** Crawl: the pages to take in from a finished page's links, in order (already filtered and normalized). */
-  discover?(job: JobRow, page: JobPageRow, links: string[]): NewPage[];
+  discover?(job: JobRow, page: RecordedPage, links: string[]): NewPage[];
   retentionMs: number;
 }
 
@@ -18,7 +22,7 @@ export interface Recorded {
   /** False for a duplicate (redelivered result) or a page of a job that already ended. */
   recorded: boolean;
   job?: JobRow;
-  page?: JobPageRow;
+  page?: RecordedPage;
   chargedMicros?: number;
   discovered?: number;
   /** The job ended with this result. */
@@ -56,7 +60,7 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
           inArray(jobPages.status, ["queued", "dispatched"]),
         ),
       )
-      .returning();
+      .returning(recordedPageColumns);
     if (!page) return { recorded: false, job };
     const taken = charge > 0 ? await captureFromHoldIn(tx, job.holdId, charge) : 0;
     if (taken > 0) await tx.update(jobPages).set({ chargedMicros: taken }).where(eq(jobPages.id, page.id));
