@@ -35,6 +35,10 @@ describe("images", { timeout: 300_000 }, () => {
       const text = readFileSync(join(ROOT, p.dockerfile), "utf8");
       assert.ok((text.match(/^FROM /gm) ?? []).length >= 3, "multi-stage");
       assert.match(text, /^USER 10001:10001$/m);
+      // Node 24 by default (Node 20's life ended in April 2026), the base still overridable.
+      assert.match(text, /^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+      assert.match(text, /target: 'node24'/);
+      assert.match(text, /HOME=\/tmp/, "a read-only root needs HOME on the writable /tmp");
       assert.match(text, /--omit=dev/);
       if (p.name === "browser") assert.match(text, /chromium fonts-liberation/);
       const env = Object.fromEntries(
