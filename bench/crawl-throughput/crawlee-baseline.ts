@@ -41,7 +41,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import TurndownService from "turndown";
-import { treeCpuMs } from "./cpu.ts";
+import { diffByKind, treeCpuByKind, treeCpuMs } from "./cpu.ts";
 
 export interface CrawleeResult {
   pages: number;
@@ -55,6 +55,8 @@ export interface CrawleeResult {
   nodeCpuMs: number;
   /** CPU time of this process and its Chromium up to the last page done (see cpu.ts), if /proc is there. */
   treeCpuMs?: number;
+  /** treeCpuMs split by kind of process (cpu.ts), largest first. */
+  byKind?: Array<[string, number]>;
 }
 
 export const CHROMIUM_ARGS = [
@@ -93,6 +95,7 @@ export async function runCrawlee(opts: {
   let firstNav = Number.POSITIVE_INFINITY;
   let lastDone = 0;
   let lastTree: number | undefined;
+  let lastKinds: Map<string, number> | undefined;
   const config = new Configuration({ persistStorage: false, purgeOnStart: true, headless: true });
   const crawler = new PlaywrightCrawler(
     {
@@ -130,7 +133,10 @@ export async function runCrawlee(opts: {
         lastDone = performance.now();
         // Chromium's CPU must be read while it runs: once crawler.run() closes it, what its renderers
         // used is lost to the count. So read it after each of the last pages, and keep the last reading.
-        if (pages > opts.limit - 2 * opts.concurrency) lastTree = treeCpuMs(process.pid);
+        if (pages > opts.limit - 2 * opts.concurrency) {
+          lastTree = treeCpuMs(process.pid);
+          lastKinds = treeCpuByKind(process.pid);
+        }
       },
     },
     config,
@@ -138,6 +144,7 @@ export async function runCrawlee(opts: {
   const started = performance.now();
   const cpu = process.cpuUsage();
   const tree = treeCpuMs(process.pid);
+  const kindsBefore = treeCpuByKind(process.pid);
   try {
     const stats = await crawler.run([opts.url]);
     const runMs = performance.now() - started;
@@ -150,6 +157,7 @@ export async function runCrawlee(opts: {
       runMs,
       nodeCpuMs: (used.user + used.system) / 1000,
       ...(tree !== undefined && lastTree !== undefined ? { treeCpuMs: lastTree - tree } : {}),
+      byKind: diffByKind(kindsBefore, lastKinds),
     };
   } finally {
     await crawler.teardown().catch(() => {});

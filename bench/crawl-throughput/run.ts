@@ -4,22 +4,25 @@
  * PlaywrightCrawler (crawlee-baseline.ts, in a child process) at the same concurrency on the same
  * machine and the same Chromium, interleaved (who goes first alternates per round), each crawl against
  * a fresh site server. Prints pages per second for both, per round and at the median, and the ratio
- * ours/Crawlee. Goal: ours ≥ 1.5× Crawlee.
+ * ours/Crawlee, and the CPU time per page of each side, every process counted (cpu.ts), in all and
+ * by kind of process. Goals: ours ≥ 1.5× Crawlee, at most 200 ms of CPU per page.
  *
  *   npm run bench:crawl-throughput -- [--rounds 3] [--concurrency 4] [--crawlee-only] [--direct] [--incognito]
- *     [--strict-limit]
+ *     [--strict-limit] [--ours-only] [--no-warm-contexts]
  *
  * --crawlee-only skips our stack (checks the baseline alone); --direct lets Crawlee's Chromium reach
  * 127.0.0.1 without Crawlee's local proxy hop; --incognito gives Crawlee a fresh browser context per
  * page, as our worker has; --strict-limit sets Crawlee's maxRequestsPerCrawl to 200 instead of 2000,
- * which slows Crawlee down (see crawlee-baseline.ts). The goal is judged without these flags.
+ * which slows Crawlee down (see crawlee-baseline.ts). --ours-only skips Crawlee (to profile ours);
+ * --no-warm-contexts runs our worker without contexts kept ready for scrapes (BROWSER_WARM_CONTEXTS=off).
+ * The goals are judged without these flags.
  */
 import { spawn } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Stack } from "../../test/helpers/stack.ts";
-import { treeCpuMs } from "./cpu.ts";
+import { diffByKind, treeCpuByKind, treeCpuMs } from "./cpu.ts";
 import type { CrawleeResult } from "./crawlee-baseline.ts";
 import {
   buildSite,
@@ -38,11 +41,15 @@ const { values } = parseArgs({
     direct: { type: "boolean", default: false },
     incognito: { type: "boolean", default: false },
     "strict-limit": { type: "boolean", default: false },
+    "ours-only": { type: "boolean", default: false },
+    "no-warm-contexts": { type: "boolean", default: false },
   },
 });
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const GOAL = 1.5;
+/** CPU per page, all processes counted, that ours should stay under (issue 18 goal 4). */
+const CPU_GOAL_MS = 200;
 const POLL_MS = 100;
 const CRAWL_TIMEOUT_MS = 15 * 60_000;
 
@@ -62,6 +69,8 @@ interface Run {
   treeCpuMs?: number;
   /** Non-page paths the crawl fetched from the site (robots.txt, CSS, image, ...). */
   other: string;
+  /** treeCpuMs split by kind of process (cpu.ts), largest first. */
+  byKind: Array<[string, number]>;
 }
 
 class Unavailable extends Error {}
@@ -87,7 +96,11 @@ let oursUnavailable: string | undefined;
 if (values["crawlee-only"]) oursUnavailable = "skipped (--crawlee-only)";
 else {
   const { startStack } = await import("../../test/helpers/stack.ts");
-  stack = await startStack({ slots: concurrency, env: crawlEnv });
+  stack = await startStack({
+    slots: concurrency,
+    env: crawlEnv,
+    ...(values["no-warm-contexts"] ? { worker: { warmContexts: false } } : {}),
+  });
   // Warm the worker's browser on a throwaway server, so round 1 of ours does not pay for it.
   const warm = await startCrawlSite({ model });
   const r = await stack.post("/web/v1/scrape", { url: `${warm.url}/`, formats: ["markdown"] });
@@ -130,6 +143,7 @@ async function runOurs(): Promise<Run> {
     const started = performance.now();
     const cpu = process.cpuUsage();
     const tree = treeCpuMs(process.pid);
+    const kindsBefore = treeCpuByKind(process.pid);
     const start = await stack.post(
       "/web/v1/crawl",
       { url: `${site.url}/`, limit: PAGE_COUNT, maxDepth: model.maxDepth, formats: ["markdown"] },
@@ -161,6 +175,7 @@ async function runOurs(): Promise<Run> {
     const completedMs = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const treeAfter = treeCpuMs(process.pid);
+    const byKind = diffByKind(kindsBefore, treeCpuByKind(process.pid));
 
     // Then download every page's result, 200 per answer, following the cursor.
     const results: Array<{ url: string; status: string; data?: { markdown?: string } }> = [];
@@ -195,6 +210,7 @@ async function runOurs(): Promise<Run> {
       nodeCpuMs: (used.user + used.system) / 1000,
       ...(tree !== undefined && treeAfter !== undefined ? { treeCpuMs: treeAfter - tree } : {}),
       other,
+      byKind,
     };
   } finally {
     await site.close();
@@ -237,6 +253,7 @@ async function runCrawlee(): Promise<Run> {
       nodeCpuMs: r.nodeCpuMs,
       treeCpuMs: r.treeCpuMs,
       other,
+      byKind: r.byKind ?? [],
     };
   } finally {
     await site.close();
@@ -249,6 +266,9 @@ const median = (xs: number[]) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
+/** CPU ms per page of each kind of process, e.g. "node 120, chromium-renderer 80". */
+const perPageByKind = (r: Run) =>
+  r.byKind.map(([k, ms]) => `${k} ${(ms / r.pages).toFixed(0)}`).join(", ") || "?";
 const sec = (ms: number | undefined) => (ms === undefined ? "?" : (ms / 1000).toFixed(1));
 const fmt = (r: Run | undefined) =>
   r
@@ -279,13 +299,14 @@ try {
         return undefined;
       }
     };
-    const doCrawlee = async (): Promise<Run> => {
+    const doCrawlee = async (): Promise<Run | undefined> => {
+      if (values["ours-only"]) return undefined;
       const r = await runCrawlee();
       crawlee.push(r);
       return r;
     };
     let o: Run | undefined;
-    let c: Run;
+    let c: Run | undefined;
     if (oursFirst) {
       o = await doOurs();
       c = await doCrawlee();
@@ -293,17 +314,19 @@ try {
       c = await doCrawlee();
       o = await doOurs();
     }
-    const ratio = o ? (rate(o) / rate(c)).toFixed(2) : "n/a";
+    const ratio = o && c ? (rate(o) / rate(c)).toFixed(2) : "n/a";
     console.log(
       `\nround ${i + 1}/${rounds} (${oursFirst ? "ours first" : "Crawlee first"}; load average ${load()})`,
     );
     console.log(
       `  ours     ${fmt(o)}${o ? `  (results downloaded at ${(o.extraMs / 1000).toFixed(1)} s)` : ""}`,
     );
-    console.log(`  Crawlee  ${fmt(c)}  (crawler.run() ${(c.extraMs / 1000).toFixed(1)} s)`);
+    console.log(`  Crawlee  ${fmt(c)}${c ? `  (crawler.run() ${(c.extraMs / 1000).toFixed(1)} s)` : ""}`);
     console.log(`  ratio ours/Crawlee ${ratio}`);
     if (o) console.log(`  other paths fetched by ours:    ${o.other}`);
-    console.log(`  other paths fetched by Crawlee: ${c.other}`);
+    if (o) console.log(`  ours CPU per page by process:    ${perPageByKind(o)}`);
+    if (c) console.log(`  Crawlee CPU per page by process: ${perPageByKind(c)}`);
+    if (c) console.log(`  other paths fetched by Crawlee: ${c.other}`);
   }
 } catch (e) {
   failure = e;
@@ -333,6 +356,16 @@ if (crawlee.length > 0 || ours.length > 0) {
       `  ratio ours/Crawlee at the median: ${ratio.toFixed(2)} (goal ≥ ${GOAL}: ${ratio >= GOAL ? "met" : "NOT met"})`,
     );
   } else console.log(`  ratio ours/Crawlee: n/a (goal ≥ ${GOAL})`);
+  const allPerPage = (runs: Run[]) => {
+    const t = runs.filter((r) => r.treeCpuMs !== undefined).map((r) => r.treeCpuMs! / r.pages);
+    return t.length > 0 ? median(t) : undefined;
+  };
+  const oursCpu = allPerPage(ours);
+  const crawleeCpu = allPerPage(crawlee);
+  const ms = (x: number | undefined) => (x === undefined ? "n/a" : `${x.toFixed(0)} ms`);
+  console.log(
+    `  CPU per page, all processes counted, at the median: ours ${ms(oursCpu)}, Crawlee ${ms(crawleeCpu)} (goal for ours ≤ ${CPU_GOAL_MS} ms: ${oursCpu === undefined ? "n/a" : oursCpu <= CPU_GOAL_MS ? "met" : "NOT met"})`,
+  );
 }
 
 await stack?.stop();
