@@ -175,4 +175,26 @@ describe("main content by page type", () => {
       assert.ok(markdown.includes(text), `${text} in ${markdown}`);
     assert.doesNotMatch(markdown, /Privacy Policy/);
   });
+
+  it("a product built of separate blocks keeps its name, price, description and specifications, not what customers say", () => {
+    const spec = (k: string, v: string) => `<dt>${k}</dt><dd>${v}</dd>`;
+    const html = `<html><head><title>Executive chair</title></head><body>${chrome}
+      <div id="S:1"><div><div class="hd"><a href="/brand/boss">Boss Office</a><h1>Vinyl Executive Chair</h1>
+        <span class="price">$659.99</span> <a href="/reviews">369 Reviews</a></div></div></div>
+      <div id="S:2"><div class="rv"><h2>Customers say</h2><p>Customers praise this chair's comfort, ease of assembly and stylish appearance. Many appreciate its materials and construction, finding it sturdy and well made for the price, though some report minor assembly issues.</p>
+        <p>AI-generated from customer reviews, updated weekly from what buyers write after a month of use.</p></div></div>
+      <div id="S:3"><div class="panel"><h2>Description</h2><p>A high-back executive chair in vinyl, with hand-applied antique brass nail trim along the arms and a solid wood frame finished in mahogany, made for long days at a desk.</p><ul><li>Padded arms</li><li>Tilt lock</li></ul></div>
+        <div class="panel"><h2>Specifications</h2><dl>${spec("Seat height", "20 in")}${spec("Weight capacity", "275 lb")}${spec("Frame", "Wood")}</dl></div></div>
+      ${footer}</body></html>`;
+    const { markdown } = main(html, "https://shop.example/furniture/pdp/vinyl-executive-chair-bop1026.html");
+    for (const text of [
+      "# Vinyl Executive Chair",
+      "$659.99",
+      "antique brass nail trim",
+      "Weight capacity",
+      "275 lb",
+    ])
+      assert.ok(markdown.includes(text), `${text} in ${markdown}`);
+    assert.doesNotMatch(markdown, /Customers praise|Privacy Policy/);
+  });
 });

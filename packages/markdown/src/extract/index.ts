@@ -10,6 +10,7 @@ import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { removePostChrome } from "./post-chrome.ts";
+import { gatherProduct } from "./product-parts.ts";
 import { removeProductAsides } from "./product-sections.ts";
 import { removeRepeatedQuotes } from "./quoted-posts.ts";
 import { type Tallies, tally, tallyOf } from "./score.ts";
@@ -33,8 +34,18 @@ const MIN_GOOD_SHARE = 0.3;
 /** On a forum, a form holding this much prose is a post someone wrote (some engines wrap each in its edit form). */
 const FORM_PROSE_CHARS = 100;
 
+/** A toggle button is its heading and an icon, not a menu of headed links. */
+const TOGGLE_CHARS = 120;
+
 function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false): boolean {
   if (commentsAreContent && el.nodeName === "FORM" && tallyOf(tallies, el).good >= FORM_PROSE_CHARS)
+    return false;
+  // An accordion's toggle that holds a heading ("Item details") titles the panel it opens.
+  if (
+    el.nodeName === "BUTTON" &&
+    (el.textContent?.length ?? 0) <= TOGGLE_CHARS &&
+    el.querySelector("h2, h3, h4, h5, h6")
+  )
     return false;
   return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el, commentsAreContent);
 }
@@ -191,13 +202,13 @@ function widen(container: Element, root: Element, tallies: Tallies): Element {
 }
 
 /** Inside the chosen container: link lists and furniture labels that carry no content (`keep` stays). */
-function pruneInside(container: Element, tallies: Tallies, keep?: Element): void {
+function pruneInside(container: Element, tallies: Tallies, keep: Element[] = []): void {
   const doomed: Element[] = [];
   walkElements(container, (el) => {
     const t = tallies.of.get(el);
-    if (!t || el === keep) return false;
-    if (keep?.contains(el)) return false;
-    if (keep && el.contains(keep)) return true;
+    if (!t) return false;
+    if (keep.some((k) => k.contains(el))) return false;
+    if (keep.some((k) => el.contains(k))) return true;
     if (t.bad > 0 && t.good <= 0.25 * t.bad && isBlockTag(el.nodeName)) {
       doomed.push(el);
       return false;
@@ -407,7 +418,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
     const chosen = container.contains(grid.container)
       ? container
       : besides(container, grid.container, tallies);
-    pruneInside(chosen, tallies, grid.items);
+    pruneInside(chosen, tallies, [grid.items]);
     if (SHOP_TYPES.has(pageType)) removeShopControls(chosen);
     dropRepeatedAlts(chosen);
     return { root: chosen, status: "extracted", pageType };
@@ -417,7 +428,15 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   if (good < MIN_GOOD_CHARS || good < MIN_GOOD_SHARE * leftGood) {
     return { root, status: "fallback_whole_page", pageType };
   }
-  pruneInside(container, tallies);
+  if (pageType === "product") {
+    const product = gatherProduct(body, container);
+    for (const piece of product.pieces) pruneInside(piece, tallies, product.keep);
+    if (product.root) {
+      removeShopControls(product.root);
+      dropRepeatedAlts(product.root);
+      return { root: product.root, status: "extracted", pageType };
+    }
+  } else pruneInside(container, tallies);
   if (SHOP_TYPES.has(pageType)) removeShopControls(container);
   dropRepeatedAlts(container);
   if (pageType === "forum") {

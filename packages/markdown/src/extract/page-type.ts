@@ -105,7 +105,7 @@ const URL_SIGNS: Array<[RegExp, PageType, number]> = [
     "documentation",
     2,
   ],
-  [/\/(?:products?|p|dp|itm|ip|pr|item|app)\/[^/]+/, "product", 2],
+  [/\/(?:products?|p|pdp|dp|itm|ip|pr|item|app)\/[^/]+/, "product", 2],
   [/\.html?$|\/[a-z0-9-]*-\d{4,}\/?$/, "product", 0.5],
   [
     /\/(?:collections?|c|category|categories|cat|shop|browse|b|l|w|cp|department|sub-categories|store)(?:\/|$)/,
@@ -126,7 +126,7 @@ const URL_SIGNS: Array<[RegExp, PageType, number]> = [
 ];
 
 /** One product's own address, and the share of the page its rails of other products stay under. */
-const PRODUCT_PATH = /\/(?:products?|p|dp|itm|ip|pr|item)\/[^/]+/;
+const PRODUCT_PATH = /\/(?:products?|p|pdp|dp|itm|ip|pr|item)\/[^/]+/;
 const OTHER_ITEMS_SHARE = 0.5;
 
 const SCHEMA_SIGNS: Array<[RegExp, PageType, number]> = [
