@@ -89,10 +89,16 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     opts.warmContexts === false
       ? undefined
       : new WarmContexts(makeWarmContext, () => (draining ? 0 : opts.slots - busyNow));
-  const refill = () => {
+  // Contexts are made again only after scrapes used them (or wanted one): a crawl's page tasks take none, and
+  // making and closing ready ones as its busy slots rise and fall cost it CPU for nothing.
+  let used = true;
+  const refill = (make?: boolean) => {
     if (warm)
       void chromium.browser().then(
-        (b) => warm.fill(b),
+        (b) => {
+          warm.fill(b, make ?? used);
+          if (warm.full()) used = false;
+        },
         () => {},
       );
   };
@@ -104,7 +110,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       onRetire: (browser, reason) => {
         metrics.chromiumRecycled.inc({ reason });
         warm?.drop(browser);
-        refill();
+        refill(true);
       },
     },
     { maxTasks: opts.recycleTasks ?? 0, maxPssBytes: opts.recyclePssBytes ?? 0 },
@@ -131,7 +137,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     metrics.sessionsOpen.set(sessions.count());
     void publishState(busyNow);
     // A session holds its slot: that slot needs no ready context any more.
-    refill();
+    refill(false);
   });
 
   // Pages of one job share a context on this worker (cache, cookies); a long job gets a new one now and then.
@@ -141,7 +147,10 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       metrics.formatDuration.observe({ format, outcome: ok ? "ok" : "error" }, ms / 1000),
   };
   const scrapeContext = warm
-    ? warmOrFreshContext(warm, (origin) => metrics.contexts.inc({ origin }))
+    ? warmOrFreshContext(warm, (origin, fits) => {
+        metrics.contexts.inc({ origin });
+        if (fits) used = true;
+      })
     : (b: Browser, req: ScrapeRequest) => {
         metrics.contexts.inc({ origin: "made" });
         return freshContext(b, req);
@@ -197,7 +206,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       task.kind === "session_open" && reply.ok ? sessions.held(task.sessionId) : undefined,
   });
   await publishState(0);
-  refill();
+  refill(true);
   const heartbeat = setInterval(() => void publishState(loops.busy()), 5000);
   // The operator drains a pod before a scale-down removes it: no new tasks, held ones and sessions go on.
   const drainSub = listenForDrain(nc, workerId, async () => {

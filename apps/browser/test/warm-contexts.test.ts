@@ -56,8 +56,12 @@ describe("WarmContexts on a real Chromium", () => {
     await b.context.close();
 
     want = 1;
+    warm.fill(browser, false);
+    assert.equal(warm.size(), 0, "asked not to make any (no scrape used one), it makes none");
+    assert.equal(warm.full(), false);
     warm.fill(browser);
     assert.equal(warm.size(), 1);
+    assert.equal(warm.full(), true);
     await warm.closeAll();
     assert.equal(warm.size(), 0);
     warm.fill(browser);

@@ -106,15 +106,17 @@ export async function makeWarmContext(browser: Browser): Promise<WarmContext> {
  */
 export function warmOrFreshContext(
   warm: WarmContexts,
-  onLease?: (origin: "warm" | "made") => void,
+  /** `fits`: the request could have used a pre-made context (one was taken, or none was ready). */
+  onLease?: (origin: "warm" | "made", fits: boolean) => void,
 ): (browser: Browser, req: ScrapeRequest) => Promise<ContextLease> {
   return async (browser, req) => {
-    const ready = fitsDefaultContext(req) ? await warm.take(browser) : undefined;
+    const fits = fitsDefaultContext(req);
+    const ready = fits ? await warm.take(browser) : undefined;
     if (!ready) {
-      onLease?.("made");
+      onLease?.("made", fits);
       return freshContext(browser, req);
     }
-    onLease?.("warm");
+    onLease?.("warm", true);
     const lease = ownLease(ready.context, ready.page);
     try {
       await applyRequestToContext(ready.context, req);

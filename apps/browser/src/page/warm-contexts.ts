@@ -36,13 +36,21 @@ export class WarmContexts {
     private readonly want: () => number,
   ) {}
 
+  /** Whether every free slot has its ready context (or one being made). */
+  full(): boolean {
+    return this.stopped || this.ready.length >= this.want();
+  }
+
   /** Contexts ready or being made. */
   size(): number {
     return this.ready.length;
   }
 
-  /** Keep want() contexts ready on `browser`: make the missing ones in the background, close extra ones. */
-  fill(browser: Browser): void {
+  /**
+   * Keep want() contexts ready on `browser`: close extra ones, and (unless `make` is false) make the missing
+   * ones in the background.
+   */
+  fill(browser: Browser, make = true): void {
     if (this.stopped || !browser.isConnected()) return;
     for (const e of [...this.ready]) if (e.browser !== browser) this.discard(e);
     const want = Math.max(0, this.want());
@@ -50,7 +58,7 @@ export class WarmContexts {
       const idle = this.ready.find((e) => e.done) ?? this.ready[this.ready.length - 1]!;
       this.discard(idle);
     }
-    while (this.ready.length < want) {
+    while (make && this.ready.length < want) {
       const entry: Entry = { browser, made: Promise.resolve(undefined), done: false, discarded: false };
       entry.made = this.make(browser).then(
         (w) => {
