@@ -112,7 +112,7 @@ describe("pre-made contexts", () => {
     const mds = await Promise.all(
       Array.from({ length: 8 }, (_, i) => scrapeText(`${base}/look?v=together${i}`)),
     );
-    mds.forEach((md, i) => assert.match(md, nothingBefore(`together${i}`)));
+    for (const [i, md] of mds.entries()) assert.match(md, nothingBefore(`together${i}`));
   });
 
   test("a used context is closed: only the ready ones stay open in the browser", async () => {
