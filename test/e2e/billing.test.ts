@@ -290,6 +290,23 @@ describe("account views", () => {
     );
     assert.ok(Number(ids[0]) > Number(ids.at(-1)));
   });
+
+  test("a cursor this api did not give out is a 400 naming the cursor, on every paged view", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    for (const path of [
+      "/web/v1/account/transactions?cursor=abc",
+      "/web/v1/account/sessions?cursor=yesterday",
+      "/web/v1/crawl/0123456789abcdef?cursor=-1",
+    ]) {
+      const r = await get(path, key);
+      assert.equal(r.status, 400, path);
+      assert.equal(r.body.error.code, "invalid_request", path);
+      assert.ok(
+        r.body.error.details?.some((d: { field: string }) => d.field === "cursor"),
+        `${path}: ${JSON.stringify(r.body)}`,
+      );
+    }
+  });
 });
 
 describe("readiness", () => {

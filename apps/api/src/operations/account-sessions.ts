@@ -1,20 +1,17 @@
 import { accountSessions as sessionsOf } from "@browserfleet/billing";
 import { pageQuery, sessionsView } from "@browserfleet/contracts";
-import { ApiError } from "../errors.ts";
 import { parseQuery } from "../validate.ts";
 import { account } from "./account.ts";
 import { money, requireKey, accountView as view } from "./account-access.ts";
 import { defineOperation } from "./operation.ts";
+import { badCursor } from "./shared.ts";
 
 /** A sessions cursor is `<openedAt ISO>~<sessionId>`. */
 function sessionCursor(cursor: string | undefined): { openedAt: Date; id: string } | undefined {
   if (cursor === undefined) return undefined;
   const [at, id] = cursor.split("~");
   const openedAt = new Date(at ?? "");
-  if (!id || Number.isNaN(openedAt.getTime()))
-    throw new ApiError("invalid_request", "cursor is not one this api gave out", [
-      { field: "cursor", message: "use the `next` value of the previous page" },
-    ]);
+  if (!id || Number.isNaN(openedAt.getTime())) throw badCursor();
   return { openedAt, id };
 }
 

@@ -1,19 +1,10 @@
 import { transactions } from "@browserfleet/billing";
 import { pageQuery, transactionsView } from "@browserfleet/contracts";
-import { ApiError } from "../errors.ts";
 import { parseQuery } from "../validate.ts";
 import { account } from "./account.ts";
 import { money, requireKey, accountView as view } from "./account-access.ts";
 import { defineOperation } from "./operation.ts";
-
-function cursorNumber(cursor: string | undefined): number | undefined {
-  if (cursor === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(cursor))
-    throw new ApiError("invalid_request", "cursor is not one this api gave out", [
-      { field: "cursor", message: "use the `next` value of the previous page" },
-    ]);
-  return Number(cursor);
-}
+import { numericCursor } from "./shared.ts";
 
 export const accountTransactions = defineOperation({
   name: "accountTransactions",
@@ -29,7 +20,7 @@ export const accountTransactions = defineOperation({
     const q = parseQuery(pageQuery, query);
     const page = await transactions(ctx.db.db, auth.accountId, {
       limit: q.limit,
-      before: cursorNumber(q.cursor),
+      before: numericCursor(q.cursor),
     });
     return {
       transactions: page.entries.map((e) => ({

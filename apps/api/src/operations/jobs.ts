@@ -18,7 +18,7 @@ import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseQuery } from "../validate.ts";
 import { defineOperation, STATUS, type ToolSpec } from "./operation.ts";
-import { checkJsonOptions, precheckUrl } from "./shared.ts";
+import { checkJsonOptions, numericCursor, precheckUrl } from "./shared.ts";
 
 /* What batch and crawl share: starting a job, and the status and cancel operations of each kind. */
 
@@ -146,14 +146,7 @@ async function jobStatus(
 ): Promise<JobStatusResponse> {
   const auth = requireKey(caller, kind);
   const q = parseQuery(jobQuery, query);
-  let cursor: number | undefined;
-  if (q.cursor !== undefined) {
-    if (!/^\d{1,15}$/.test(q.cursor))
-      throw new ApiError("invalid_request", "cursor is not one this api gave out", [
-        { field: "cursor", message: "use the `next` value of the previous response" },
-      ]);
-    cursor = Number(q.cursor);
-  }
+  const cursor = numericCursor(q.cursor);
   const job = JOB_ID.test(id) ? await findJob(ctx.db.db, auth.accountId, kind, id) : undefined;
   if (!job) throw notFound(kind, id);
   return jobView(ctx.db.db, job, { limit: q.limit, cursor });

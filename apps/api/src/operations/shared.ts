@@ -89,3 +89,17 @@ export function checkJsonOptions(json: ScrapeRequest["json"], field = "json"): v
   if (problem)
     throw new ApiError("invalid_request", problem, [{ field: `${field}.schema`, message: problem }]);
 }
+
+/** A page cursor the caller did not get from us. */
+export function badCursor(): ApiError {
+  return new ApiError("invalid_request", "cursor is not one this api gave out", [
+    { field: "cursor", message: "use the `next` value of the previous page" },
+  ]);
+}
+
+/** A numeric page cursor (a row id), as the ledger and job pages give them out. */
+export function numericCursor(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(cursor)) throw badCursor();
+  return Number(cursor);
+}
