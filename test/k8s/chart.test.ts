@@ -51,6 +51,7 @@ const NON_DEFAULT = {
     maxReplicas: 40,
     nodeSelector: { pool: "browsers" },
     tolerations: [{ key: "browsers", operator: "Exists", effect: "NoSchedule" }],
+    env: { FLEET_ALLOW_PRIVATE: "10.20.0.0/16", BROWSER_WARM_CONTEXTS: 2 },
   },
   nats: { url: "nats://nats.messaging:4222" },
   postgres: { url: "postgres://fleet:secret@db.data:5432/fleet" },
@@ -211,6 +212,11 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     for (const k of ["ServiceMonitor", "PrometheusRule", "Ingress", "ClusterRole"])
       assert.ok(kinds(other).includes(k), k);
     assert.ok(!kinds(other).includes("StatefulSet"), "external NATS and PostgreSQL");
+    assert.equal(pool.spec.env, undefined);
+    assert.deepEqual(other.find((d) => d.kind === "BrowserPool").spec.env, [
+      { name: "BROWSER_WARM_CONTEXTS", value: "2" },
+      { name: "FLEET_ALLOW_PRIVATE", value: "10.20.0.0/16" },
+    ]);
     // Behind the chart's ingress the api trusts one X-Forwarded-For hop, so keyless callers are told apart.
     const apiEnv = (list: Obj[]) =>
       list.find((d) => d.kind === "Deployment" && d.metadata.name.endsWith("-api")).spec.template.spec
