@@ -26,6 +26,7 @@ export async function placeHold(
     ttlMs: number;
   },
 ): Promise<HoldResult & { heldMicros?: number }> {
+  if (!h.take) return placeHoldOnce(db, h);
   return db.transaction(async (tx) => {
     const [acct] = await tx
       .select({ balance: accounts.balanceMicros })
@@ -62,6 +63,41 @@ export async function placeHold(
     });
     return { ok: true as const, holdId, balanceMicros: after, heldMicros: take };
   });
+}
+
+/**
+ * A hold of exactly `micros` in one statement (one round trip, atomic as any statement is): the
+ * balance is taken only where it covers the hold, and the hold and its ledger row are written from
+ * that update's result, so with no balance nothing at all is written. Concurrent holds on one account
+ * queue on its row, each deciding on the balance the one before left.
+ */
+async function placeHoldOnce(
+  db: Db,
+  h: { accountId: string; micros: number; route: string; requestId?: string; ttlMs: number },
+): Promise<HoldResult & { heldMicros?: number }> {
+  const holdId = newId("hold");
+  const requestId = h.requestId ?? null;
+  const expiresAt = new Date(Date.now() + h.ttlMs).toISOString();
+  const rows = await db.execute<{ after: string | null; before: string | null }>(sql`
+    with taken as (
+      update ${accounts} set balance_micros = balance_micros - ${h.micros}::bigint
+      where id = ${h.accountId} and balance_micros >= ${h.micros}::bigint
+      returning balance_micros
+    ), hold as (
+      insert into ${holds} (id, account_id, route, request_id, amount_micros, expires_at)
+      select ${holdId}, ${h.accountId}, ${h.route}, ${requestId}::text, ${h.micros}::bigint, ${expiresAt}::timestamptz
+      from taken
+    ), entry as (
+      insert into ${ledgerEntries}
+        (account_id, kind, amount_micros, held_micros, balance_after_micros, hold_id, route, request_id)
+      select ${h.accountId}, 'hold', ${-h.micros}::bigint, ${h.micros}::bigint, balance_micros, ${holdId}, ${h.route}, ${requestId}::text
+      from taken
+    )
+    select (select balance_micros from taken)::text as after,
+      (select balance_micros from ${accounts} where id = ${h.accountId})::text as before`);
+  const row = rows[0];
+  if (row?.after == null) return { ok: false, balanceMicros: Number(row?.before ?? 0) };
+  return { ok: true, holdId, balanceMicros: Number(row.after), heldMicros: h.micros };
 }
 
 /**
@@ -160,14 +196,52 @@ export interface Settlement {
 /**
  * End a call: capture what ran (never more than the hold) and refund the rest. Settling a hold twice
  * (a retry after a lost reply, or the reaper racing the call) changes nothing the second time.
+ *
+ * One statement (one round trip): the open hold is locked, what it captures and refunds is worked out
+ * from it as it stands then, and the hold, the balance and the ledger rows (capture first, then refund)
+ * are written together or not at all. A hold that is closed already (or closing under another call,
+ * which this waits for) is not found open, and nothing is written.
  */
-export async function settleHold(db: Db, holdId: string, capturedMicros: number, note?: string) {
-  return db.transaction(async (tx): Promise<Settlement | undefined> => {
-    const hold = await lockOpenHold(tx, holdId);
-    if (!hold) return undefined;
-    await captureIn(tx, hold, capturedMicros);
-    return closeIn(tx, hold, note);
-  });
+export async function settleHold(
+  db: Db,
+  holdId: string,
+  capturedMicros: number,
+  note?: string,
+): Promise<Settlement | undefined> {
+  const rows = await db.execute<{ captured: string; refunded: string }>(sql`
+    with open_hold as (
+      select id, account_id, route, request_id, amount_micros - captured_micros - refunded_micros as room
+      from ${holds} where id = ${holdId} and status = 'open'
+      for update
+    ), split as (
+      select *, least(greatest(${capturedMicros}::bigint, 0), room) as take,
+        room - least(greatest(${capturedMicros}::bigint, 0), room) as rest
+      from open_hold
+    ), closed as (
+      update ${holds} set captured_micros = captured_micros + split.take,
+        refunded_micros = refunded_micros + split.rest, status = 'closed', closed_at = now()
+      from split where ${holds}.id = split.id
+      returning ${holds}.captured_micros, ${holds}.refunded_micros
+    ), credit as (
+      update ${accounts} set balance_micros = balance_micros + split.rest
+      from split where ${accounts}.id = split.account_id and split.rest > 0
+      returning ${accounts}.balance_micros
+    ), entries as (
+      insert into ${ledgerEntries}
+        (account_id, kind, amount_micros, held_micros, balance_after_micros, hold_id, route, request_id, note)
+      select account_id, kind, amount, held, after, id, route, request_id, note from (
+        select account_id, 'capture' as kind, 0::bigint as amount, -take as held, null::bigint as after,
+          id, route, request_id, null::text as note, 1 as step
+        from split where take > 0
+        union all
+        select account_id, 'refund', rest, -rest, (select balance_micros from credit),
+          id, route, request_id, ${note ?? null}::text, 2
+        from split where rest > 0
+      ) e order by step
+    )
+    select captured_micros::text as captured, refunded_micros::text as refunded from closed`);
+  const row = rows[0];
+  return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
 }
 
 /** Capture part of a hold that stays open (a batch or crawl charging page by page). Returns what was taken. */

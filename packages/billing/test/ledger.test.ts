@@ -148,6 +148,55 @@ test("balance leases on two replicas never overspend, and a refunded call is not
   assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
 });
 
+test("a hold settled by several callers at once (a retry, the reaper, page captures racing) settles once, exactly", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 50_000 });
+  const settles: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 10; i++) {
+    const hold = await placeHold(db(), { accountId, micros: 3_000, route: "act", ttlMs: 60_000 });
+    assert.ok(hold.ok);
+    // Two captures of 500 race three settles asking 2_000, 1_000 and 0: one settle wins, on what the
+    // captures that came before it left.
+    settles.push(
+      captureFromHold(db(), hold.holdId, 500),
+      settleHold(db(), hold.holdId, 2_000),
+      settleHold(db(), hold.holdId, 1_000),
+      captureFromHold(db(), hold.holdId, 500),
+      settleHold(db(), hold.holdId, 0, "the call failed"),
+    );
+  }
+  await Promise.all(settles);
+  const holds = await pg.database
+    .sql`select id, captured_micros, refunded_micros, status from holds where account_id = ${accountId}`;
+  let captured = 0;
+  for (const h of holds) {
+    assert.equal(h.status, "closed");
+    assert.equal(Number(h.captured_micros) + Number(h.refunded_micros), 3_000);
+    captured += Number(h.captured_micros);
+  }
+  const left = (await getAccount(db(), accountId))?.balanceMicros;
+  assert.equal(left, 50_000 - captured);
+  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
+  const entries = await pg.database.sql`
+    select hold_id, count(*) filter (where kind = 'refund')::int as refunds,
+      coalesce(-sum(held_micros) filter (where kind = 'capture'), 0)::int as captured
+    from ledger_entries where account_id = ${accountId} group by hold_id`;
+  assert.equal(entries.filter((x) => x.hold_id !== null).length, 10);
+  for (const e of entries.filter((x) => x.hold_id !== null)) {
+    assert.ok(e.refunds <= 1, "a hold is refunded at most once");
+    const h = holds.find((x) => x.id === e.hold_id);
+    assert.equal(e.captured, Number(h?.captured_micros), "the capture rows add up to what the hold captured");
+  }
+});
+
+test("a refused hold writes nothing and names the balance", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 900 });
+  const hold = await placeHold(db(), { accountId, micros: 1_000, route: "act", ttlMs: 60_000 });
+  assert.deepEqual(hold, { ok: false, balanceMicros: 900 });
+  const rows = await pg.database.sql`select count(*)::int as n from holds where account_id = ${accountId}`;
+  assert.equal(rows[0]?.n, 0);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 900, held: 0 });
+});
+
 test("the reaper refunds holds whose call died, and only those", async () => {
   const { accountId } = await createAccount(db(), { balanceMicros: 10_000 });
   const dead = await placeHold(db(), { accountId, micros: 4_000, route: "scrape", ttlMs: 1 });

@@ -56,6 +56,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     if ("navigate" in a) await precheckUrl(ctx, a.navigate.url, `actions.${i}.navigate.url`);
   const minutesDue = sessionMinutesDue(row.openedAt, row.billedMinutes, new Date());
   const budget = ctx.config.ACT_TIMEOUT_MS;
+  let recorded: Promise<void> | undefined;
   const result = await payFor(ctx, caller, {
     route: act.priced.allowance,
     request: req,
@@ -81,6 +82,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       }
     },
   });
+  await recorded;
   result.metadata.ms = Math.round(performance.now() - started);
   return result;
 
@@ -110,11 +112,14 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     }
     const ran = reply.result.actions.filter((a) => a.status === "ok").length;
     const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
-    await recordAct(ctx.db.db, row.id, {
+    // Written beside the charge (the payment's commit, right after this returns), not before it: both
+    // are in before the reply, one round trip apart no longer.
+    recorded = recordAct(ctx.db.db, row.id, {
       actions: ran,
       chargedMicros: charge,
       expiresAt: new Date(reply.result.metadata.expiresAt),
     });
+    recorded.catch(() => {});
     return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran };
   }
 }
