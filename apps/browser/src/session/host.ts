@@ -243,6 +243,10 @@ export class SessionHost {
       const rendered =
         m.changesOnly && !formats.includes("controls") ? [...formats, "controls" as const] : formats;
       const unchanged = overlaysStillClear(s.overlaysClear, settle?.state);
+      // The page is settled and no overlay will be cleared (which may change it): its title is read
+      // beside the formats rather than after them.
+      const title = unchanged || s.request.overlays === "keep" ? s.page.title() : undefined;
+      title?.catch(() => {});
       const outcome = await renderFormats(
         s.page,
         unchanged ? { ...s.request, overlays: "keep" } : s.request,
@@ -253,17 +257,23 @@ export class SessionHost {
       const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
       if (now) s.shown = now;
       if (m.changesOnly) delete outcome.data.controls;
-      const facts = await pageFacts(s.page, outcome, true, {
-        ...(settle
-          ? {
-              settle: {
-                reason: settle.reason,
-                ms: Date.now() - settled,
-                ...(settle.redirects.length ? { redirects: settle.redirects } : {}),
-              },
-            }
-          : {}),
-      });
+      const facts = await pageFacts(
+        s.page,
+        outcome,
+        true,
+        {
+          ...(settle
+            ? {
+                settle: {
+                  reason: settle.reason,
+                  ms: Date.now() - settled,
+                  ...(settle.redirects.length ? { redirects: settle.redirects } : {}),
+                },
+              }
+            : {}),
+        },
+        title,
+      );
       s.lastActiveAt = Date.now();
       this.#arm(s);
       const result: ActResponse = {
