@@ -278,6 +278,24 @@ describe("image carousels", () => {
     assert.doesNotMatch(out, /Camp Stove [123]/);
   });
 
+  it("keep their first picture when every slide is the thing's name and a view of it", () => {
+    const alts = ["Trail Tent 2", "Trail Tent 2 side view", "Trail Tent 2 (Green)", "Trail Tent 2: packed"];
+    const slides = alts.map((a, i) => `<li><img src="/t${i}.jpg" alt="${a}"></li>`).join("");
+    const out = md(`<a href="/p/2"><ul>${slides}</ul></a><p><a href="/p/2">Trail Tent 2</a> $199.00</p>`);
+    assert.match(out, /!\[Trail Tent 2\]\(https:\/\/example\.com\/t0\.jpg\)/);
+    assert.doesNotMatch(out, /side view|Green|packed/);
+  });
+
+  it("leave pictures whose short shared name says nothing about what they show", () => {
+    const out = md(
+      ["Photo", "Photo of the bridge", "Photo of the harbour"]
+        .map((a, i) => `<div><img src="/h${i}.jpg" alt="${a}"></div>`)
+        .join(""),
+    );
+    for (const alt of ["Photo of the bridge", "Photo of the harbour"])
+      assert.ok(out.includes(`![${alt}]`), alt);
+  });
+
   it("leave a gallery of different pictures whole", () => {
     const out = md(
       ["Bridge", "Harbour", "Old town"]
