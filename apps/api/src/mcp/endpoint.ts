@@ -11,6 +11,7 @@ import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { OneRequestTransport, singleRequest } from "./one-request.ts";
 import { isLoopbackBind, originGuard } from "./origin-guard.ts";
 import { notYet, type Tool, toolsFor } from "./tools.ts";
 
@@ -154,9 +155,13 @@ function webRequest(req: Request): globalThis.Request {
     if (typeof value === "string") headers.push([name, value]);
     else if (Array.isArray(value)) for (const v of value) headers.push([name, v]);
   }
-  // The URL is informational here (the transport hands it to handlers, which do not read it).
+  return new globalThis.Request(requestUrl(req), { method: req.method, headers });
+}
+
+/** The URL is informational here (the transport hands it to handlers, which do not read it). */
+function requestUrl(req: Request): string {
   const host = req.headers.host && HOST.test(req.headers.host) ? req.headers.host : "localhost";
-  return new globalThis.Request(`http://${host}${req.originalUrl}`, { method: req.method, headers });
+  return `http://${host}${req.originalUrl}`;
 }
 
 /** Writes the transport's answer: JSON (enableJsonResponse), 202 without a body, or an error. */
@@ -170,9 +175,12 @@ async function send(answer: globalThis.Response, res: Response): Promise<void> {
 
 /**
  * POST /mcp: stateless streamable HTTP (protocol 2025-06-18), a fresh server and transport per request.
- * The SDK's web-standard transport is used directly: its Node wrapper converts the request and the
- * answer through a general Request/Response bridge built twice per transport, a noticeable share of a
- * call served from the cache. Here the parsed body is handed over and the JSON answer written as is.
+ * A single JSON-RPC request that the SDK's web-standard transport would accept as is (every tools/call)
+ * goes through a transport carrying just that request and its response: the web Request and Response
+ * the other one is built around (and reading the answer back out of its stream) were most of what MCP
+ * added to a call served from the cache. Everything else (initialize, notifications, batches, anything
+ * the transport answers with an HTTP error) goes through the SDK's web-standard transport, used
+ * directly rather than through its Node wrapper, with the parsed body handed over.
  */
 export function mountMcp(router: Router, ctx: ApiContext): void {
   const guard = originGuard({
@@ -183,6 +191,26 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
   });
   router.post("/mcp", guard, async (req, res) => {
     const server = buildServer(ctx, req);
+    const request = singleRequest(req);
+    if (request) {
+      const one = new OneRequestTransport();
+      // Closed only if the caller left before the answer: that aborts the handler's request.
+      res.on("close", () => {
+        if (!res.writableFinished) void one.close();
+      });
+      await server.connect(one);
+      const response = await one.handle(request, {
+        requestInfo: {
+          headers: req.headers,
+          get url() {
+            return new URL(requestUrl(req));
+          },
+        },
+      });
+      res.status(200).setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify(response));
+      return;
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
