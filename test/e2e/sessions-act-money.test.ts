@@ -1,0 +1,202 @@
+/**
+ * What an act charges when things go wrong or run side by side: the worker runs as a child process so a
+ * test can kill it in the middle of an act, and every act's ledger rows are read back by its request id.
+ */
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type RunningApi, startApi } from "@browserfleet/api";
+import { createAccount, issueKey } from "@browserfleet/billing";
+import { type LocalNats, startLocalNats } from "@browserfleet/bus";
+import { loadConfig } from "@browserfleet/config";
+import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
+import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { killHard, spawnProgram } from "../helpers/programs.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+type Json = any;
+
+/** The price of one action that ran ($0.0005). */
+const ACTION = 500;
+/** Short, so an act whose worker died answers within seconds (the api waits the budget plus 15 s). */
+const ACT_TIMEOUT_MS = 2000;
+let dir: string;
+let site: FixtureSite;
+let nats: LocalNats;
+let pg: TestPostgres;
+let api: RunningApi;
+const workers: ChildProcess[] = [];
+
+async function spawnWorker(): Promise<ChildProcess> {
+  const child = await spawnProgram(
+    "apps/browser/src/main.ts",
+    {
+      NATS_URL: nats.url,
+      BROWSER_SLOTS: "3",
+      BROWSER_METRICS_PORT: "0",
+      FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
+    },
+    /browser worker .* slots/,
+  );
+  workers.push(child);
+  return child;
+}
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "fleet-act-money-"));
+  site = await startFixtureSite();
+  [nats, pg] = await Promise.all([startLocalNats({ dataDir: join(dir, "nats") }), startTestPostgres()]);
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
+    ACT_TIMEOUT_MS: String(ACT_TIMEOUT_MS),
+  });
+  api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
+});
+
+after(async () => {
+  for (const w of workers) await killHard(w);
+  await api?.close();
+  await nats?.stop();
+  await pg?.stop();
+  await site?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function newKey(balanceMicros: number): Promise<{ key: string; accountId: string }> {
+  const { accountId } = await createAccount(pg.database.db, { balanceMicros });
+  const { key } = await issueKey(pg.database.db, accountId, "act-money");
+  return { key, accountId };
+}
+
+async function call(key: string, method: string, path: string, body?: Json, requestId?: string) {
+  const res = await fetch(api.url + path, {
+    method,
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${key}`,
+      ...(requestId ? { "x-request-id": requestId } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
+}
+
+/** What the ledger says one call did: held, captured and refunded (micros), and its rows' kinds in order. */
+async function ledgerOf(requestId: string) {
+  const rows = await pg.database.sql`
+    select kind, amount_micros, held_micros from ledger_entries where request_id = ${requestId} order by id`;
+  const sum = (kind: string) =>
+    rows.filter((r) => r.kind === kind).reduce((a, r) => a + Math.abs(Number(r.held_micros)), 0);
+  return {
+    kinds: rows.map((r) => r.kind as string),
+    held: sum("hold"),
+    captured: sum("capture"),
+    refunded: sum("refund"),
+  };
+}
+
+async function accountBooks(accountId: string) {
+  const [acct] = await pg.database.sql`select balance_micros from accounts where id = ${accountId}`;
+  const [sums] = await pg.database.sql`
+    select coalesce(sum(amount_micros), 0)::bigint as amount, coalesce(sum(held_micros), 0)::bigint as held
+    from ledger_entries where account_id = ${accountId}`;
+  return { balance: Number(acct?.balance_micros), amount: Number(sums?.amount), held: Number(sums?.held) };
+}
+
+test("a worker that dies in the middle of an act: the act fails and charges nothing, its hold all given back", async () => {
+  const worker = await spawnWorker();
+  const { key, accountId } = await newKey(1_000_000);
+  const opened = await call(key, "POST", "/web/v1/session", { url: `${site.url}/form` });
+  assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  const id = opened.body.sessionId;
+  const before = await accountBooks(accountId);
+
+  const requestId = `act-dies-${Date.now()}`;
+  const running = call(
+    key,
+    "POST",
+    "/web/v1/act",
+    { sessionId: id, actions: [{ press: "Tab" }, { wait: { ms: 1500 } }, { press: "Tab" }] },
+    requestId,
+  );
+  // The act is on the worker (its hold is placed) when the worker dies.
+  for (let i = 0; i < 100 && (await ledgerOf(requestId)).held === 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 300));
+  await killHard(worker);
+  const failed = await running;
+
+  assert.ok(failed.status >= 400, `the act answered ${failed.status}: ${JSON.stringify(failed.body)}`);
+  assert.equal(failed.headers.get("x-charged-usd"), null, "no charge is reported");
+  const books = await ledgerOf(requestId);
+  assert.deepEqual(books.kinds, ["hold", "refund"], "held, then given back, nothing captured");
+  assert.equal(books.held, 3 * ACTION);
+  assert.equal(books.refunded, books.held);
+  assert.equal(books.captured, 0);
+  const afterwards = await accountBooks(accountId);
+  assert.equal(afterwards.balance, before.balance, "the balance is as before the act");
+  assert.equal(afterwards.amount, afterwards.balance, "the ledger adds up to the balance");
+});
+
+test("acts running at once on two sessions of one key are each charged exactly what ran", async () => {
+  await spawnWorker();
+  const { key, accountId } = await newKey(1_000_000);
+  const sessions: Json[] = [];
+  for (let i = 0; i < 2; i++) {
+    const s = await call(key, "POST", "/web/v1/session", { url: `${site.url}/form` });
+    assert.equal(s.status, 200, JSON.stringify(s.body));
+    sessions.push(s.body);
+  }
+  const username = (s: Json) => s.data.controls.find((c: Json) => c.name === "Username").ref;
+  const before = await accountBooks(accountId);
+
+  // Per session: acts of 2 actions that all run, and acts whose second action fails (a ref that is
+  // on no page), so one action of two runs; all sent at once on both sessions.
+  const acts = sessions.flatMap((s, si) =>
+    Array.from({ length: 6 }, (_, i) => {
+      const fails = i % 3 === 2;
+      const requestId = `act-both-${si}-${i}-${Date.now()}`;
+      const body = {
+        sessionId: s.sessionId,
+        actions: [
+          { type: { ref: username(s), text: `user${si}${i}` } },
+          fails ? { click: { ref: "e99999" } } : { press: "Tab" },
+        ],
+        formats: ["controls"],
+      };
+      return call(key, "POST", "/web/v1/act", body, requestId).then((r) => ({ r, requestId, fails }));
+    }),
+  );
+  const done = await Promise.all(acts);
+
+  let charged = 0;
+  for (const { r, requestId, fails } of done) {
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const ran = fails ? 1 : 2;
+    assert.equal(r.body.actions.filter((a: Json) => a.status === "ok").length, ran);
+    const books = await ledgerOf(requestId);
+    assert.equal(books.held, 2 * ACTION, `${requestId} held its quote`);
+    assert.equal(books.captured, ran * ACTION, `${requestId} captured what ran`);
+    assert.equal(books.refunded, books.held - books.captured, `${requestId} gave back the rest`);
+    assert.equal(r.headers.get("x-charged-usd"), ran === 2 ? "$0.001" : "$0.0005");
+    charged += ran * ACTION;
+  }
+  const afterwards = await accountBooks(accountId);
+  assert.equal(afterwards.balance, before.balance - charged, "the balance went down by what was charged");
+  assert.equal(afterwards.amount, afterwards.balance, "the ledger adds up to the balance");
+  assert.equal(afterwards.held, before.held, "nothing of the acts is still held");
+  const [s] = await pg.database.sql`
+    select coalesce(sum(actions), 0)::int as actions, coalesce(sum(charged_micros), 0)::bigint as charged
+    from sessions where account_id = ${accountId}`;
+  assert.equal(
+    s?.actions,
+    done.reduce((a, d) => a + (d.fails ? 1 : 2), 0),
+    "each session counts its actions",
+  );
+  for (const sess of sessions) await call(key, "DELETE", `/web/v1/session/${sess.sessionId}`);
+});
