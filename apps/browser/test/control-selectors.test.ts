@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { type FixtureSite, startFixtureSite } from "../../../test/fixture-site/server.ts";
 import { findChromium } from "../src/chromium.ts";
-import { selectorsInOnePass } from "../src/formats/control-selectors.ts";
+import { controlSelectorsBeside, selectorsInOnePass } from "../src/formats/control-selectors.ts";
 import { readControls } from "../src/formats/render.ts";
 
 describe("the controls map's CSS selectors, all read in one pass", () => {
@@ -88,6 +88,40 @@ customElements.define("x-card", class extends HTMLElement {
     assert.match(deep.ref, /^f\d+e\d+$/);
     assert.equal(deep.selector, "#deep");
     assert.equal(controls.find((c) => c.name === "Top")?.selector, "#top");
+    await page.close();
+  });
+
+  it("the pass asked beside the snapshot answers for every control; read before it, it is short but never wrong", async () => {
+    const page = await context.newPage();
+    await page.goto(`${site.url}/form`);
+    const { controls } = await readControls(page, true, 200);
+    const beside = await controlSelectorsBeside(page, 400);
+    for (const c of controls) assert.equal(beside.get(c.ref), c.selector, `${c.name}'s selector`);
+
+    // The page changes: a button is renamed, one is added. A pass read now (as when the page runs it
+    // before the snapshot it was sent behind) holds the refs of the snapshot before.
+    await page.evaluate(() => {
+      document.querySelector("#cancel")!.textContent = "Abort";
+      const b = document.createElement("button");
+      b.type = "button";
+      b.id = "later";
+      b.textContent = "Later";
+      document.querySelector("#submit")!.before(b);
+    });
+    const early = await controlSelectorsBeside(page, 400);
+    const { controls: now } = await readControls(page, true, 200);
+    const abort = now.find((c) => c.name === "Abort");
+    const later = now.find((c) => c.name === "Later");
+    assert.ok(abort && later, JSON.stringify(now));
+    assert.equal(early.has(abort.ref), false, "a renamed control has a new ref, not in the early pass");
+    assert.equal(early.has(later.ref), false, "a new control is not in the early pass");
+    for (const c of now) {
+      const sel = early.get(c.ref);
+      if (sel === undefined) continue;
+      assert.equal(sel, c.selector, `${c.name}: the early pass names the same element`);
+    }
+    assert.equal(abort.selector, "#cancel");
+    assert.equal(later.selector, "#later");
     await page.close();
   });
 

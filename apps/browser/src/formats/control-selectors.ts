@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import { selectors } from "playwright-core";
+import { CONTROL_ROLES } from "./controls-tree.ts";
 import { cssPathOf } from "./in-page.ts";
 
 /**
@@ -17,17 +18,26 @@ import { cssPathOf } from "./in-page.ts";
  */
 const ENGINE = "bf-control-selectors";
 
+/**
+ * The engine's body is either the wanted refs (`e3,e7`) or `roles:<max>:<role>,<role>...`: every element
+ * the latest snapshot gave a ref with one of those roles, at most `max` of them.
+ */
 const ENGINE_SOURCE = `(() => {
   const cssPathOf = ${cssPathOf.toString()};
   const selectorsOf = (root, body) => {
-    const wanted = new Set(String(body).split(",").filter(Boolean));
+    const text = String(body);
+    const byRole = text.startsWith("roles:");
+    const [, maxText, roleList] = byRole ? text.split(":") : [];
+    const roles = new Set(byRole ? roleList.split(",") : []);
+    const wanted = new Set(byRole ? [] : text.split(",").filter(Boolean));
     const out = {};
-    let left = wanted.size;
+    let left = byRole ? Number(maxText) : wanted.size;
     const stack = [root];
     while (stack.length && left > 0) {
       const node = stack.pop();
-      const ref = node && node._ariaRef && node._ariaRef.ref;
-      if (ref && wanted.has(ref) && !(ref in out)) {
+      const aria = node && node._ariaRef;
+      const ref = aria && aria.ref;
+      if (ref && !(ref in out) && (byRole ? roles.has(aria.role) : wanted.has(ref))) {
         try { out[ref] = cssPathOf(node); } catch (e) {}
         left--;
       }
@@ -60,13 +70,12 @@ void engineReady();
 /** A ref of a frame's element (`f1e3`) is in another document; the engine reads the main frame only. */
 const inMainFrame = (ref: string) => /^e\d+$/.test(ref);
 
-/** The selectors of these refs from the page's latest AI snapshot; a ref missing here was not found. */
-export async function selectorsInOnePass(page: Page, refs: string[]): Promise<Map<string, string>> {
+/** One engine query; what it answered, as ref → selector (empty when it could not answer). */
+async function ask(page: Page, body: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const asked = refs.filter(inMainFrame);
-  if (!asked.length || !(await engineReady())) return found;
+  if (!(await engineReady())) return found;
   const text = await page
-    .locator(`${ENGINE}=${asked.join(",")}`)
+    .locator(`${ENGINE}=${body}`)
     .textContent({ timeout: 2000 })
     .catch(() => null);
   if (!text) return found;
@@ -77,15 +86,42 @@ export async function selectorsInOnePass(page: Page, refs: string[]): Promise<Ma
   return found;
 }
 
-/** Sets `selector` on each control: one pass for all, then one call per control the pass missed. */
-export async function addSelectors(page: Page, controls: Array<{ ref: string; selector?: string }>) {
-  const found = await selectorsInOnePass(
-    page,
-    controls.map((c) => c.ref),
+/** The selectors of these refs from the page's latest AI snapshot; a ref missing here was not found. */
+export async function selectorsInOnePass(page: Page, refs: string[]): Promise<Map<string, string>> {
+  const asked = refs.filter(inMainFrame);
+  return asked.length ? ask(page, asked.join(",")) : new Map();
+}
+
+/**
+ * The selectors of every control (by role, at most `max`), asked right behind the AI snapshot that gives
+ * them their refs instead of after its answer: one round trip less. Should the page run it before the
+ * snapshot, it reads the refs of the snapshot before, and that is never wrong, only short: a document
+ * never gives a ref to a second element, and an element whose role or name changed gets a new ref, so
+ * a ref read early either names the same element the new snapshot does or is not in the new snapshot
+ * at all. What it leaves out, `addSelectors` looks up after.
+ */
+export function controlSelectorsBeside(page: Page, max: number): Promise<Map<string, string>> {
+  return ask(page, `roles:${Math.max(1, Math.floor(max))}:${[...CONTROL_ROLES].join(",")}`).catch(
+    () => new Map<string, string>(),
   );
+}
+
+/**
+ * Sets `selector` on each control: from the pass asked beside the snapshot (`early`), then one pass for
+ * the controls it left out, then one call per control still missing (a frame's).
+ */
+export async function addSelectors(
+  page: Page,
+  controls: Array<{ ref: string; selector?: string }>,
+  early?: Promise<Map<string, string>>,
+) {
+  const first = (await early) ?? new Map<string, string>();
+  const missing = controls.map((c) => c.ref).filter((ref) => !first.has(ref));
+  const found = missing.length ? await selectorsInOnePass(page, missing) : new Map<string, string>();
   await Promise.all(
     controls.map(async (c) => {
       c.selector =
+        first.get(c.ref) ??
         found.get(c.ref) ??
         (await page
           .locator(`aria-ref=${c.ref}`)

@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
 import { type ClearOverlaysResult, clearOverlays } from "../page/overlays.ts";
-import { addSelectors } from "./control-selectors.ts";
+import { addSelectors, controlSelectorsBeside } from "./control-selectors.ts";
 import { type Control, controlsFromSnapshot, textFromSnapshot } from "./controls-tree.ts";
 
 export interface FormatOutcome {
@@ -194,8 +194,11 @@ export async function readControls(
   visibleOnly: boolean,
   limit: number,
 ): Promise<{ controls: Control[]; truncated: boolean; text: string[] }> {
-  const tree = await page.ariaSnapshotJSON({ mode: "ai", boxes: true, timeout: 10_000 });
+  const snapshot = page.ariaSnapshotJSON({ mode: "ai", boxes: true, timeout: 10_000 });
+  // Asked right behind the snapshot, not after its answer (see control-selectors.ts).
+  const early = controlSelectorsBeside(page, limit * 2);
+  const tree = await snapshot;
   const { controls, total } = controlsFromSnapshot(tree, { visibleOnly, limit });
-  await addSelectors(page, controls);
+  await addSelectors(page, controls, early);
   return { controls, truncated: total > controls.length, text: textFromSnapshot(tree) };
 }
