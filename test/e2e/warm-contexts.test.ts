@@ -14,6 +14,8 @@ let base: string;
 /** Requests for the cacheable script, and the Cookie header each /look request came with. */
 let scriptFetches = 0;
 const cookiesSeen: string[] = [];
+/** Requests for /more, which only a page scrolled to its sentinel asks for. */
+let moreFetches = 0;
 
 const page = (body: string) =>
   `<!doctype html><html><head><title>w</title></head><body>${body}</body></html>`;
@@ -38,6 +40,16 @@ const LOOK = `
   }
 </script>`;
 
+const SPACER = Array.from({ length: 60 }, (_, i) => `<p>Paragraph ${i} of a long page.</p>`).join("");
+const WATCH = `<div id="sentinel">waiting</div><script>
+  const seen = new IntersectionObserver(async (entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    seen.disconnect();
+    document.getElementById("sentinel").textContent = await (await fetch("/more")).text();
+  });
+  seen.observe(document.getElementById("sentinel"));
+</script>`;
+
 before(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -60,7 +72,19 @@ before(async () => {
           `<p id="o"></p><script>document.getElementById("o").textContent = "ua " + navigator.userAgent + " width " + innerWidth + " header ${req.headers["x-probe"] ?? "none"}";</script>`,
         ),
       );
-    else res.end(page("<p>plain</p>"));
+    else if (url.pathname === "/long-script")
+      // Taller than the viewport, with a script that builds text but watches no scrolling.
+      res.end(
+        page(
+          `${SPACER}<p id="js">not built</p><script>document.getElementById("js").textContent = "Built by the script";</script>`,
+        ),
+      );
+    else if (url.pathname === "/long-watch") res.end(page(`${SPACER}${WATCH}`));
+    else if (url.pathname === "/more") {
+      moreFetches++;
+      res.setHeader("content-type", "text/plain");
+      res.end("Section loaded when scrolled into view");
+    } else res.end(page("<p>plain</p>"));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -154,4 +178,34 @@ describe("pre-made contexts", () => {
     const now = await contextsByOrigin();
     assert.equal(now.warm - start.warm, 2);
   });
+});
+
+describe("scrolling for lazy content", () => {
+  // A ready context and one made for the call (another viewport) both count what the page watches.
+  for (const [how, extra] of [
+    ["a pre-made context", {}],
+    ["a context made for the call", { viewport: { width: 1000, height: 700 } }],
+  ] as const) {
+    test(`${how}: a long page whose script watches no scrolling is not scrolled; one that watches is`, async () => {
+      const plain = await stack.post("/web/v1/scrape", {
+        url: `${base}/long-script`,
+        formats: ["markdown"],
+        ...extra,
+      });
+      assert.equal(plain.status, 200, JSON.stringify(plain.body));
+      assert.match(plain.body.data.markdown, /Built by the script/);
+      assert.equal(plain.body.metadata.scroll, undefined, "nothing on the page reacts to scrolling");
+
+      const before = moreFetches;
+      const watched = await stack.post("/web/v1/scrape", {
+        url: `${base}/long-watch`,
+        formats: ["markdown"],
+        ...extra,
+      });
+      assert.equal(watched.status, 200, JSON.stringify(watched.body));
+      assert.match(watched.body.data.markdown, /Section loaded when scrolled into view/);
+      assert.ok(watched.body.metadata.scroll.steps >= 1, "a page that watches the viewport is scrolled");
+      assert.equal(moreFetches - before, 1, "the page's lazy section was fetched once, when scrolled to");
+    });
+  }
 });

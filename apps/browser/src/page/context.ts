@@ -3,6 +3,7 @@ import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { installBlockRules } from "./block-rules.ts";
 import type { ContextLease } from "./job-contexts.ts";
+import { SCROLL_HOOKS_SCRIPT } from "./scroll-hooks.ts";
 import { SETTLE_SCRIPT } from "./settle-script.ts";
 import type { WarmContext, WarmContexts } from "./warm-contexts.ts";
 
@@ -34,11 +35,13 @@ export function fitsDefaultContext(req: ScrapeRequest): boolean {
   return isDeepStrictEqual(contextOptionsFor(req), DEFAULT_OPTIONS);
 }
 
-/** A context with the worker's init script, before any cookie or block rule of a caller. */
+/** A context with the worker's init scripts, before any cookie or block rule of a caller. */
 export async function newBareContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
   const context = await browser.newContext(contextOptionsFor(req));
-  // Before any page script: what `wait.until: auto` reads to tell when the page is done.
-  await context.addInitScript(SETTLE_SCRIPT);
+  // Before any page script: what `wait.until: auto` reads to tell when the page is done, and what tells
+  // whether scrolling could change the page (a page whose script watches no scrolling is not scrolled for
+  // text formats; without the count, any script would make it scrolled, most of a small page's time).
+  await context.addInitScript(`${SETTLE_SCRIPT};${SCROLL_HOOKS_SCRIPT}`);
   return context;
 }
 

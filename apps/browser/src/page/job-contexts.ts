@@ -2,7 +2,6 @@ import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { skipMedia, textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
-import { SCROLL_HOOKS_SCRIPT } from "./scroll-hooks.ts";
 
 /** A context lent to one task; `release` hands it back (it closes it when it is not shared). */
 export interface ContextLease {
@@ -171,12 +170,10 @@ export class JobContexts {
 }
 
 /**
- * What a job's context adds to a task's: the scroll-hooks bookkeeping (a page where nothing reacts to
- * scrolling is not scrolled for text formats), and pages a site opens by itself (window.open), which
- * have no task to close them, closed at once.
+ * What a job's context adds to a task's: pages a site opens by itself (window.open), which have no task
+ * to close them, closed at once.
  */
 async function prepare(context: BrowserContext): Promise<BrowserContext> {
-  await context.addInitScript(SCROLL_HOOKS_SCRIPT);
   context.on("page", (page) => {
     void page
       .opener()

@@ -3,8 +3,8 @@
  * rendering step, a settle and a paint per viewport, most of a static page's CPU, and only script that
  * watches the viewport reacts to it: an IntersectionObserver, a scroll or wheel listener, a lazy iframe.
  *
- * SCROLL_HOOKS_SCRIPT, installed before any page script (a job's contexts have it), counts those hooks
- * as the page sets them. Without it, a page is known not to react only when it runs no script at all.
+ * SCROLL_HOOKS_SCRIPT, installed before any page script (every context the worker makes has it), counts
+ * those hooks as the page sets them. Without it, a page is known not to react only when it runs no script at all.
  */
 
 export const SCROLL_HOOKS_GLOBAL = "__fleetScrollHooks";
