@@ -1,5 +1,6 @@
 import { textChars, walkElements } from "./dom.ts";
 import { collapseSpaces } from "./parse.ts";
+import { removeScreenReaderCopies } from "./screen-reader-copies.ts";
 
 const NEVER_CONTENT = new Set([
   "SCRIPT",
@@ -190,6 +191,7 @@ function placeStreamedSegments(found: Found): void {
 export function removeNonContent(root: Element): PageMeta {
   const meta: PageMeta = {};
   strip(root, meta, true);
+  removeScreenReaderCopies(root);
   return meta;
 }
 

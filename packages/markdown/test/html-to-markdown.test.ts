@@ -306,6 +306,25 @@ describe("image carousels", () => {
   });
 });
 
+describe("screen-reader copies", () => {
+  it("prints text once when a visually hidden span repeats it for screen readers", () => {
+    const out = md(
+      `<h1>Blue mug</h1><div><span class="price">GBP 12.00<span class="clipped">GBP 12.00</span></span></div>` +
+        `<div><span aria-hidden="true">Sat, Nov 02</span><span class="clipped">Sat, Nov 02</span></div>`,
+    );
+    assert.equal(out.match(/GBP 12\.00/g)?.length, 1, out);
+    assert.equal(out.match(/Sat, Nov 02/g)?.length, 1, out);
+  });
+
+  it("keeps short values that happen to repeat, and text that differs", () => {
+    const out = md(
+      `<p><span>Yes</span><span>Yes</span></p><p><span>Ships today</span><span>Ships today from Leeds</span></p>`,
+    );
+    assert.equal(out.match(/Yes/g)?.length, 2, out);
+    assert.match(out, /Ships today.*Ships today from Leeds/);
+  });
+});
+
 describe("stray table parts", () => {
   it("keeps the text of rows and cells that sit outside any table, instead of failing", () => {
     // Seen on a real comparison page: a script-built grid of <tr>/<td> inside plain <div>s.
