@@ -200,3 +200,62 @@ test("acts running at once on two sessions of one key are each charged exactly w
   );
   for (const sess of sessions) await call(key, "DELETE", `/web/v1/session/${sess.sessionId}`);
 });
+
+test("an act on a session the api has acted on before, closed since: 410, nothing charged, its hold given back", async () => {
+  await spawnWorker();
+  const { key, accountId } = await newKey(1_000_000);
+  const s = await call(key, "POST", "/web/v1/session", { url: `${site.url}/form` });
+  assert.equal(s.status, 200, JSON.stringify(s.body));
+  const id = s.body.sessionId;
+  const first = await call(key, "POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  assert.equal((await call(key, "DELETE", `/web/v1/session/${id}`)).status, 200);
+  const before = await accountBooks(accountId);
+
+  const requestId = `act-closed-${Date.now()}`;
+  const late = await call(
+    key,
+    "POST",
+    "/web/v1/act",
+    { sessionId: id, actions: [{ press: "Tab" }] },
+    requestId,
+  );
+  assert.equal(late.status, 410, JSON.stringify(late.body));
+  assert.equal(late.body.error.code, "session_closed");
+  assert.equal(late.headers.get("x-charged-usd"), null);
+  const books = await ledgerOf(requestId);
+  assert.equal(books.captured, 0);
+  assert.equal(books.refunded, books.held, "whatever was held is given back");
+  assert.deepEqual(await accountBooks(accountId), before, "the balance and the ledger are as before");
+});
+
+test("every minute of a session is charged once, whether its acts or its end bill it", async () => {
+  await spawnWorker();
+  const { key, accountId } = await newKey(1_000_000);
+  const start = await accountBooks(accountId);
+  const s = await call(key, "POST", "/web/v1/session", { url: `${site.url}/form` });
+  assert.equal(s.status, 200, JSON.stringify(s.body));
+  const id = s.body.sessionId;
+  const acts = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const r = await call(key, "POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+  };
+  await acts(2);
+  // The session has been open for 2.5 minutes now: minutes 2 and 3 are due, at $0.004 each.
+  await pg.database.sql`update sessions set opened_at = now() - interval '150 seconds' where id = ${id}`;
+  await acts(3);
+  assert.equal((await call(key, "DELETE", `/web/v1/session/${id}`)).status, 200);
+
+  const [row] = await pg.database
+    .sql`select charged_micros, billed_minutes, actions from sessions where id = ${id}`;
+  assert.equal(Number(row?.billed_minutes), 3);
+  assert.equal(Number(row?.actions), 5);
+  const expected = 5_000 + 2 * 4_000 + 5 * ACTION;
+  assert.equal(Number(row?.charged_micros), expected, "opening, two minutes and five actions");
+  const end = await accountBooks(accountId);
+  assert.equal(start.balance - end.balance, expected, "the balance went down by exactly that");
+  assert.equal(end.amount, end.balance);
+  assert.equal(end.held, 0, "nothing is left held once the session ended");
+});

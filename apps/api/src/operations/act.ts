@@ -14,7 +14,8 @@ import { type Caller, payFor } from "../billing/payment.ts";
 import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { claimMinutes, recordAct, unclaimMinutes } from "../sessions/store.ts";
+import { type KnownSession, knownSessions } from "../sessions/known-sessions.ts";
+import { claimMinutes, recordAct, type SessionRow, unclaimMinutes } from "../sessions/store.ts";
 import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-sessions.ts";
 import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
@@ -47,41 +48,84 @@ export const act = defineOperation({
 /** Thrown by an act that finds no browser behind its session. */
 const SESSION_GONE = new Error("the session's browser is gone");
 
-/** Act on a live session: run the actions on the worker that holds it, charge what ran. */
+/**
+ * Act on a live session: run the actions on the worker that holds it, charge what ran.
+ *
+ * A key's act on a session this api has acted on before is quoted from what it knew of the session, and
+ * its hold is placed while the session's row is read, not after: the row is checked before anything
+ * runs, and the minutes charged are the fewer of those quoted and those the row says are due (any others
+ * are billed by the next act or the session's end, as when two acts race for them).
+ */
 async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promise<ActResponse> {
   const started = performance.now();
-  const row = await ownedSession(ctx, req.sessionId, caller);
-  if (row.status !== "open") throw ended(row);
-  for (const [i, a] of req.actions.entries())
-    if ("navigate" in a) await precheckUrl(ctx, a.navigate.url, `actions.${i}.navigate.url`);
-  const minutesDue = sessionMinutesDue(row.openedAt, row.billedMinutes, new Date());
+  const known = knownSessions(ctx);
+  const seen = caller.auth ? known.get(req.sessionId) : undefined;
+  const early =
+    seen !== undefined &&
+    seen.accountId === caller.auth?.accountId &&
+    !req.actions.some((a) => "navigate" in a);
+  const reading = ownedSession(ctx, req.sessionId, caller);
+  reading.catch(() => {});
+  const checked = async () => {
+    const row = await reading;
+    if (row.status !== "open") {
+      known.forget(row.id);
+      throw ended(row);
+    }
+    return row;
+  };
+  let row: SessionRow | undefined;
+  if (!early) {
+    row = await checked();
+    for (const [i, a] of req.actions.entries())
+      if ("navigate" in a) await precheckUrl(ctx, a.navigate.url, `actions.${i}.navigate.url`);
+  }
+  const quotedFrom = row ?? (seen as KnownSession);
+  const minutesDue = sessionMinutesDue(quotedFrom.openedAt, quotedFrom.billedMinutes, new Date());
   const budget = ctx.config.ACT_TIMEOUT_MS;
   let recorded: Promise<void> | undefined;
-  const result = await payFor(ctx, caller, {
-    route: act.priced.allowance,
-    request: req,
-    quote: priceOf({ route: "act", request: req, minutesDue }),
-    description: `${req.actions.length} action(s) on session ${row.id}`,
-    holdMs: budget + 60_000,
-    work: async (payer) => {
-      if (payer.kind === "wallet" && row.payer !== payer.address.toLowerCase()) throw notFound(row.id);
-      const minutes =
-        minutesDue > 0 &&
-        (await claimMinutes(ctx.db.db, row.id, row.billedMinutes, row.billedMinutes + minutesDue))
-          ? minutesDue
-          : 0;
-      try {
-        return await actOnWorker(minutes);
-      } catch (err) {
-        // The minutes were not charged: the next act or the session's end bills them (so give them back
-        // before a gone session's end is recorded).
-        if (minutes > 0)
-          await unclaimMinutes(ctx.db.db, row.id, row.billedMinutes, row.billedMinutes + minutes);
-        if (err === SESSION_GONE) throw ended(await markGone(ctx, row));
-        throw err;
-      }
-    },
-  });
+  let result: ActResponse;
+  try {
+    result = await payFor(ctx, caller, {
+      route: act.priced.allowance,
+      request: req,
+      quote: priceOf({ route: "act", request: req, minutesDue }),
+      description: `${req.actions.length} action(s) on session ${req.sessionId}`,
+      holdMs: budget + 60_000,
+      work: async (payer) => {
+        const current = row ?? (await checked());
+        if (payer.kind === "wallet" && current.payer !== payer.address.toLowerCase())
+          throw notFound(current.id);
+        const { billedMinutes } = current;
+        const due = Math.min(minutesDue, sessionMinutesDue(current.openedAt, billedMinutes, new Date()));
+        const minutes =
+          due > 0 && (await claimMinutes(ctx.db.db, current.id, billedMinutes, billedMinutes + due))
+            ? due
+            : 0;
+        known.remember({ ...current, billedMinutes: billedMinutes + minutes });
+        try {
+          return await actOnWorker(minutes);
+        } catch (err) {
+          // The minutes were not charged: the next act or the session's end bills them (so give them back
+          // before a gone session's end is recorded).
+          if (minutes > 0) {
+            await unclaimMinutes(ctx.db.db, current.id, billedMinutes, billedMinutes + minutes);
+            known.remember(current);
+          }
+          if (err === SESSION_GONE) {
+            known.forget(current.id);
+            throw ended(await markGone(ctx, current));
+          }
+          throw err;
+        }
+      },
+    });
+  } catch (err) {
+    // Refused for the balance before the row was read: an ended session says so instead, as it would
+    // have without the early hold.
+    if (!row && err instanceof ApiError && err.code === "insufficient_balance") await checked();
+    throw err;
+  }
   await recorded;
   result.metadata.ms = Math.round(performance.now() - started);
   return result;
@@ -96,7 +140,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     };
     let received: Msg;
     try {
-      received = await ctx.nc.request(sessionSubject(row.id, "act"), encodeJson(message), {
+      received = await ctx.nc.request(sessionSubject(req.sessionId, "act"), encodeJson(message), {
         timeout: budget + 15_000,
       });
     } catch (err) {
@@ -114,7 +158,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
     // Written beside the charge (the payment's commit, right after this returns), not before it: both
     // are in before the reply, one round trip apart no longer.
-    recorded = recordAct(ctx.db.db, row.id, {
+    recorded = recordAct(ctx.db.db, req.sessionId, {
       actions: ran,
       chargedMicros: charge,
       expiresAt: new Date(reply.result.metadata.expiresAt),
