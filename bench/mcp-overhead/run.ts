@@ -4,6 +4,10 @@
  * the same api, queue and browser worker. Prints the medians, p95 and the ratio mcp/rest.
  * Goal (issue 6): at most 1.05x at the median.
  *
+ * A third call, the same tools/call as one JSON-RPC POST by plain fetch (what any MCP client sends over
+ * streamable HTTP, read as REST is read), tells the server's share of the overhead from the SDK client's
+ * own work (its request clone, zod parses of the answer): its own ratio line, json-rpc/rest.
+ *
  *   npm run bench:mcp-overhead -- [--rounds 40] [--cached]
  *
  * --cached asks for maxAge so both are served from the render cache, which makes the protocol's own
@@ -20,7 +24,8 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
 
-const stack = await startStack({ slots: 2, jobs: false });
+// No rate cap: long runs make more priced calls a minute than the default allows (the limiter still runs).
+const stack = await startStack({ slots: 2, jobs: false, env: { RATE_LIMIT_PER_MINUTE: "1000000" } });
 const request = {
   url: `${stack.site.url}/article`,
   formats: ["markdown"],
@@ -47,6 +52,30 @@ async function rest(): Promise<number> {
   return performance.now() - t;
 }
 
+let rpcId = 0;
+async function jsonRpc(): Promise<number> {
+  const t = performance.now();
+  const r = await fetch(`${stack.api.url}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      authorization: `Bearer ${stack.key}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++rpcId,
+      method: "tools/call",
+      params: { name: "web_scrape", arguments: request },
+    }),
+  });
+  const body = (await r.json()) as { result?: { isError?: boolean; structuredContent?: unknown } };
+  if (r.status !== 200 || !body.result || body.result.isError)
+    throw new Error(`JSON-RPC web_scrape failed: ${JSON.stringify(body)}`);
+  return performance.now() - t;
+}
+
 async function mcp(): Promise<number> {
   const t = performance.now();
   const r = await client.callTool({ name: "web_scrape", arguments: request });
@@ -62,15 +91,19 @@ try {
   for (let i = 0; i < 3; i++) {
     await rest();
     await mcp();
+    await jsonRpc();
   }
   const restMs: number[] = [];
   const mcpMs: number[] = [];
+  const rpcMs: number[] = [];
   for (let i = 0; i < rounds; i++) {
     // Alternate which goes first, so neither always meets a warmer worker.
     if (i % 2 === 0) {
       restMs.push(await rest());
       mcpMs.push(await mcp());
+      rpcMs.push(await jsonRpc());
     } else {
+      rpcMs.push(await jsonRpc());
       mcpMs.push(await mcp());
       restMs.push(await rest());
     }
@@ -81,10 +114,13 @@ try {
   );
   console.log(`  REST POST /web/v1/scrape   median ${f(median(restMs))}  p95 ${f(p95(restMs))}`);
   console.log(`  MCP  tools/call web_scrape median ${f(median(mcpMs))}  p95 ${f(p95(mcpMs))}`);
+  console.log(`  JSON-RPC POST /mcp (fetch) median ${f(median(rpcMs))}  p95 ${f(p95(rpcMs))}`);
   const ratio = median(mcpMs) / median(restMs);
   console.log(
     `  ratio mcp/rest at the median: ${ratio.toFixed(3)} (goal ≤ 1.05: ${ratio <= 1.05 ? "met" : "NOT met"})`,
   );
+  const rpcRatio = median(rpcMs) / median(restMs);
+  console.log(`  ratio json-rpc/rest at the median: ${rpcRatio.toFixed(3)} (the server's share)`);
 } finally {
   await client.close();
   await stack.stop();
