@@ -5,6 +5,7 @@ import type { GuardProxy } from "../net/guard-proxy.ts";
 import { textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
 import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
+import { keepNetworkEvents } from "./network-events.ts";
 import { type ScrollOutcome, scrollForLazyContent } from "./scroll.ts";
 import { mayReactToScroll, SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
 import { defaultSettleBudget, settlePage } from "./settle.ts";
@@ -38,6 +39,7 @@ async function navigate(
   req: ScrapeRequest,
   opts: { documents?: boolean },
 ): Promise<OpenedPage> {
+  keepNetworkEvents(page);
   const watch = opts.documents && documentsWanted(req) ? watchNavigation(page) : undefined;
   // Every hop of the main document, redirects included, to explain a refused navigation.
   const hops: string[] = [];
