@@ -6,12 +6,14 @@ import type { Page } from "playwright-core";
  * message. A task's navigation and settle listen to these four for a moment; a listener kept for the page's
  * life makes theirs free, and a page a job navigates again and again subscribes once.
  */
-const EVENTS = ["request", "response", "requestfinished", "requestfailed"] as const;
 const kept = new WeakSet<Page>();
 const noop = () => {};
 
 export function keepNetworkEvents(page: Page): void {
   if (kept.has(page)) return;
   kept.add(page);
-  for (const event of EVENTS) page.on(event, noop);
+  page.on("request", noop);
+  page.on("response", noop);
+  page.on("requestfinished", noop);
+  page.on("requestfailed", noop);
 }
