@@ -38,8 +38,9 @@ log() { printf '[k8s-tools %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 have() { [[ -x "$BIN/$1" && -f "$BIN/.$1.version" && "$(cat "$BIN/.$1.version")" == "$2" ]]; }
 mark() { echo "$2" >"$BIN/.$1.version"; }
 
-build_kube() {
-  local want=(kube-apiserver kube-controller-manager kube-scheduler) missing=()
+build_kube() { # binaries of k8s.io/kubernetes/cmd to build (default: the control plane)
+  local want=("$@") missing=()
+  [[ ${#want[@]} -eq 0 ]] && want=(kube-apiserver kube-controller-manager kube-scheduler)
   for b in "${want[@]}"; do have "$b" "$KUBE_VERSION" || missing+=("$b"); done
   [[ ${#missing[@]} -eq 0 ]] && return 0
   local started=$SECONDS dir="$SRC/kube-$KUBE_VERSION"
@@ -69,6 +70,8 @@ GO
   (
     cd "$dir"
     GOFLAGS="$GOFLAGS -mod=mod" "${NICE[@]}" go mod download
+    # The kubelet and kube-proxy import packages whose modules the control plane does not: record them.
+    for b in "${missing[@]}"; do GOFLAGS="$GOFLAGS -mod=mod" "${NICE[@]}" go get "k8s.io/kubernetes/cmd/$b@$KUBE_VERSION"; done
     for b in "${missing[@]}"; do
       log "  go build $b"
       GOFLAGS="$GOFLAGS -mod=mod" "${NICE[@]}" go build -ldflags "$ld" -o "$BIN/$b" "k8s.io/kubernetes/cmd/$b"
@@ -133,6 +136,8 @@ case "$what" in
   chart) go_install kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
          go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
   cluster) build_etcd; go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"; build_kube ;;
-  *) echo "usage: $0 [all|chart|cluster|--print]" >&2; exit 2 ;;
+  # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet and kube-proxy.
+  node) build_kube kubelet kube-proxy ;;
+  *) echo "usage: $0 [all|chart|cluster|node|--print]" >&2; exit 2 ;;
 esac
 log "ready in $BIN"

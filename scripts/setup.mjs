@@ -6,7 +6,8 @@
  *   node scripts/setup.mjs start   node_modules (npm ci when it is missing or differs from package-lock.json),
  *                                  then Chromium, nats-server and the Liberation fonts
  *   node scripts/setup.mjs test    the same, plus promtool (Debian: prometheus) for the alert-rule tests,
- *                                  podman, runc and mmdebstrap for the images and the container test, and
+ *                                  podman, runc and mmdebstrap for the images and the container test,
+ *                                  containerd and the CNI plugins for the real-node test, and
  *                                  the Kubernetes test tools (scripts/k8s-tools.sh, into .tools/bin)
  *
  * Missing system packages are installed with apt-get on Debian or Ubuntu when this runs as root or when
@@ -176,6 +177,19 @@ const wanted = [
           missing: () => !onPath(pkg),
           optional: "the container tests in test/containers will skip",
         })),
+        // `npm run test:node`: a real kubelet runs the chart's pods with containerd, runc and the CNI plugins.
+        {
+          pkg: "containerd",
+          what: "containerd",
+          missing: () => !onPath("containerd"),
+          optional: "the real-node test (npm run test:node) will skip",
+        },
+        {
+          pkg: "containernetworking-plugins",
+          what: "the CNI plugins",
+          missing: () => !["/usr/lib/cni/bridge", "/opt/cni/bin/bridge"].some(isExecutable),
+          optional: "the real-node test (npm run test:node) will skip",
+        },
       ]
     : []),
 ];

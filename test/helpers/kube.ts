@@ -169,8 +169,14 @@ const insecure = new Agent({ rejectUnauthorized: false, keepAlive: true });
  * free loopback ports and keeps its data in a temporary folder removed by stop().
  */
 export async function startKubeCluster(
-  opts: { nodes?: number; controllers?: boolean } = {},
+  opts: {
+    nodes?: number;
+    controllers?: boolean;
+    /** The API server's address (default loopback); pods on a real node need one they can route to. */
+    address?: string;
+  } = {},
 ): Promise<KubeCluster> {
+  const address = opts.address ?? "127.0.0.1";
   const dir = await mkdtemp(join(tmpdir(), "bf-kube-"));
   const procs: Proc[] = [];
   const stop = async () => {
@@ -209,11 +215,11 @@ export async function startKubeCluster(
       30_000,
     );
 
-    const server = `https://127.0.0.1:${apiPort}`;
+    const server = `https://${address}:${apiPort}`;
     const apiserverArgs = [
       `--etcd-servers=http://127.0.0.1:${etcdClient}`,
-      "--bind-address=127.0.0.1",
-      "--advertise-address=127.0.0.1",
+      `--bind-address=${address}`,
+      `--advertise-address=${address}`,
       `--secure-port=${apiPort}`,
       `--cert-dir=${join(dir, "pki")}`,
       `--token-auth-file=${join(dir, "tokens.csv")}`,
@@ -277,6 +283,8 @@ export async function startKubeCluster(
           `--authorization-kubeconfig=${kcfg}`,
           "--leader-elect=false",
           `--service-account-private-key-file=${join(dir, "sa.key")}`,
+          // The API server's self-signed CA, published to pods as kube-root-ca.crt (in-cluster clients).
+          `--root-ca-file=${join(dir, "pki", "apiserver.crt")}`,
           "--use-service-account-credentials=false",
           "--bind-address=127.0.0.1",
           `--secure-port=${await freePort()}`,
@@ -325,7 +333,7 @@ export async function startKubeCluster(
             n.status?.conditions?.some((c: Json) => c.type === "Ready" && c.status === "True"),
           );
           const sa = await cluster.api("GET", "/api/v1/namespaces/default/serviceaccounts/default");
-          return ready && sa.status === 200;
+          return (ready || opts.nodes === 0) && sa.status === 200;
         },
         90_000,
         500,
