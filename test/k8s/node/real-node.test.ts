@@ -1,0 +1,324 @@
+/**
+ * The chart on a real node: a kubelet (containerd + runc), with kube-proxy, joined to the control plane
+ * the other Kubernetes tests start; the images `npm run images` builds, copied into containerd; the chart
+ * installed with `helm install`. NATS and PostgreSQL run beside the node (the chart's in-cluster ones use
+ * public images this machine cannot pull), reached by the pods through the node's address.
+ *
+ * Proves: every workload becomes Ready through the chart's own probes, run by the kubelet; a scrape
+ * through the api Service (its ClusterIP, routed by kube-proxy) returns the page; a JetStream backlog
+ * makes the operator add real browser pods, which take tasks; scaling down drains the idle pods and
+ * keeps the one holding a live session, which still answers.
+ *
+ * `npm run test:node`. Skips, saying why, where a real node cannot run (not root, no containerd/runc/CNI
+ * plugins, no Go to build the kubelet, no podman for the images).
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createAccount, issueKey } from "@browserfleet/billing";
+import { type LocalNats, startLocalNats } from "@browserfleet/bus";
+import yaml from "js-yaml";
+import { buildImages, imageName, PROGRAMS, type Program } from "../../../scripts/images.ts";
+import { sample } from "../../containers/podman.ts";
+import { type FixtureSite, startFixtureSite } from "../../fixture-site/server.ts";
+import {
+  ensureKubeTools,
+  type Json,
+  type KubeCluster,
+  ROOT,
+  run,
+  startKubeCluster,
+  tool,
+  waitFor,
+} from "../../helpers/kube.ts";
+import { startTestPostgres, type TestPostgres } from "../../helpers/postgres.ts";
+import {
+  buildPauseImage,
+  ensureBridge,
+  ensureNodeTools,
+  NODE_IP,
+  PAUSE_IMAGE,
+  type RealNode,
+  realNodeMissing,
+  relay,
+  startRealNode,
+} from "../../helpers/real-node.ts";
+
+const CHART = join(ROOT, "charts/browserfleet");
+const RELEASE = "bf";
+const NS = "default";
+const missing = realNodeMissing();
+const tools = missing ? {} : await ensureKubeTools("all");
+if (!missing && !tools.skip) await ensureNodeTools();
+const skip = missing ?? tools.skip;
+
+describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
+  let dir: string;
+  let site: FixtureSite;
+  let nats: LocalNats;
+  let pg: TestPostgres;
+  let cluster: KubeCluster;
+  let node: RealNode;
+  let key: string;
+  let apiBase: string;
+  const closers: Array<() => Promise<void>> = [];
+  const siteUrl = (path: string) => `${site.url}${path}`;
+
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${apiBase}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(180_000),
+    });
+    const text = await res.text();
+    try {
+      return { status: res.status, body: JSON.parse(text) };
+    } catch {
+      return { status: res.status, body: text };
+    }
+  }
+  const get = async (path: string) => (await cluster.api("GET", path)).body;
+  const browserPods = async (): Promise<Json[]> =>
+    (
+      await get(
+        `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent("app.kubernetes.io/component=browser")}`,
+      )
+    ).items ?? [];
+  const isReady = (pod: Json) =>
+    pod.status?.conditions?.some((c: Json) => c.type === "Ready" && c.status === "True") &&
+    !pod.metadata.deletionTimestamp;
+  const podMetrics = async (pod: Json) => {
+    const port = pod.spec.containers[0].ports[0].containerPort;
+    const r = await fetch(`http://${pod.status.podIP}:${port}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    return r.text();
+  };
+
+  before(async () => {
+    const started = Date.now();
+    const phase = (what: string) =>
+      process.stderr.write(`[real node] ${what} at ${Math.round((Date.now() - started) / 1000)} s\n`);
+    buildImages(undefined, { quiet: true });
+    phase("images built");
+    dir = await mkdtemp(join(tmpdir(), "bf-node-"));
+    await ensureBridge();
+    site = await startFixtureSite({ host: NODE_IP });
+    [nats, pg] = await Promise.all([startLocalNats({ dataDir: join(dir, "nats") }), startTestPostgres()]);
+    const natsRelay = await relay(Number(new URL(nats.url).port));
+    const pgRelay = await relay(Number(new URL(pg.url).port));
+    closers.push(natsRelay.close, pgRelay.close);
+    const podDbUrl = new URL(pg.url);
+    podDbUrl.hostname = NODE_IP;
+    podDbUrl.port = String(pgRelay.port);
+    const { accountId } = await createAccount(pg.database.db, { balanceMicros: 100_000_000 });
+    key = (await issueKey(pg.database.db, accountId, "real-node")).key;
+
+    cluster = await startKubeCluster({ nodes: 0, address: NODE_IP });
+    phase("control plane up");
+    node = await startRealNode(cluster, join(dir, "node"));
+    phase("node Ready");
+    await buildPauseImage(dir);
+    for (const ref of [PAUSE_IMAGE, ...(Object.keys(PROGRAMS) as Program[]).map((p) => imageName(p))]) {
+      await node.importImage(ref);
+      phase(`imported ${ref}`);
+    }
+
+    // The test's values: the images as containerd has them, NATS and PostgreSQL beside the node, pages
+    // served on the node's (private) address allowed, and sizes that fit a 2-core machine.
+    const values = {
+      images: {
+        ...Object.fromEntries(
+          (Object.keys(PROGRAMS) as Program[]).map((p) => [p, { repository: `localhost/browserfleet/${p}` }]),
+        ),
+        pullPolicy: "Never",
+      },
+      config: { FLEET_ALLOW_PRIVATE: `${NODE_IP}/32` },
+      api: { replicas: 1, resources: { requests: { cpu: "50m", memory: "128Mi" } } },
+      jobs: { replicas: 1, resources: { requests: { cpu: "50m", memory: "128Mi" } } },
+      operator: { replicas: 1, reconcilePeriodSeconds: 2 },
+      browserPool: {
+        slotsPerPod: 2,
+        minReplicas: 1,
+        maxReplicas: 3,
+        targetUtilizationPercent: 100,
+        scaleUp: { maxStepPods: 4, stabilizationSeconds: 0 },
+        scaleDown: { maxStepPods: 2, stabilizationSeconds: 20 },
+        terminationGracePeriodSeconds: 30,
+        resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "1536Mi" } },
+        env: { FLEET_ALLOW_PRIVATE: `${NODE_IP}/32` },
+      },
+      nats: { url: `nats://${natsRelay.url}` },
+      postgres: { url: podDbUrl.href },
+    };
+    await writeFile(join(dir, "values.yaml"), yaml.dump(values));
+    await run(
+      tool("helm"),
+      [
+        "install",
+        RELEASE,
+        CHART,
+        "--namespace",
+        NS,
+        "--kubeconfig",
+        cluster.kubeconfigPath,
+        "-f",
+        join(dir, "values.yaml"),
+      ],
+      { timeoutMs: 300_000 },
+    );
+    phase("chart installed");
+  });
+
+  after(async () => {
+    if (process.env.BF_NODE_LOGS && node) console.log(node.logs());
+    await node?.stop();
+    await cluster?.stop();
+    for (const close of closers) await close();
+    await nats?.stop();
+    await pg?.stop();
+    await site?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("makes every workload Ready with the chart's probes", async () => {
+    const deployments = [
+      `${RELEASE}-browserfleet-api`,
+      `${RELEASE}-browserfleet-jobs`,
+      `${RELEASE}-browserfleet-operator`,
+    ];
+    for (const name of deployments)
+      await waitFor(
+        `Deployment ${name} ready`,
+        async () => {
+          const d = await get(`/apis/apps/v1/namespaces/${NS}/deployments/${name}`);
+          return d.status?.readyReplicas === d.spec?.replicas && d.spec.replicas > 0;
+        },
+        300_000,
+        1000,
+      );
+    // The operator, leading on the real node, makes the pool's Deployment; its pod becomes Ready too.
+    const pods = await waitFor(
+      "a Ready browser pod",
+      async () => {
+        const p = (await browserPods()).filter(isReady);
+        return p.length === 1 ? p : undefined;
+      },
+      300_000,
+      1000,
+    );
+    const all = (await get(`/api/v1/namespaces/${NS}/pods`)).items as Json[];
+    assert.equal(all.length, 4, all.map((p) => p.metadata.name).join(", "));
+    for (const pod of all) {
+      assert.equal(pod.spec.nodeName, node.name, pod.metadata.name);
+      assert.ok(isReady(pod), `${pod.metadata.name} Ready`);
+      assert.ok(pod.spec.containers[0].readinessProbe, `${pod.metadata.name} has a readiness probe`);
+      assert.ok(pod.status.podIP.startsWith("10.244.0."), `${pod.metadata.name} on the pod network`);
+    }
+    const metrics = await podMetrics(pods[0]);
+    assert.equal(sample(metrics, "fleet_browser_slots"), 2);
+  });
+
+  it("scrapes a page through the api Service", async () => {
+    const svc = await get(`/api/v1/namespaces/${NS}/services/${RELEASE}-browserfleet-api`);
+    assert.equal(svc.spec.type, "ClusterIP");
+    apiBase = `http://${svc.spec.clusterIP}:${svc.spec.ports[0].port}`;
+    // kube-proxy writes the Service's rules once its endpoints are known.
+    await waitFor(
+      "the api Service to answer",
+      async () => (await fetch(`${apiBase}/readyz`)).ok,
+      60_000,
+      500,
+    );
+    const r = await call("POST", "/web/v1/scrape", {
+      url: siteUrl("/article"),
+      formats: ["markdown", "links"],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 2000));
+    assert.match(r.body.data.markdown, /^# The Fixture Article$/m);
+    assert.ok(r.body.data.links.some((l: { url: string }) => l.url === siteUrl("/page2")));
+  });
+
+  let sessionPod: string;
+  let sessionId: string;
+  let username: string;
+  it("adds real browser pods for a JetStream backlog, and they take tasks", async () => {
+    const before = (await browserPods()).map((p) => p.metadata.name);
+    // Two slots per pod: five slow pages at once are two busy slots and a backlog of three, 3 pods' worth.
+    const scrapes = [0, 1, 2, 3, 4].map((i) =>
+      call("POST", "/web/v1/scrape", {
+        url: siteUrl(`/slow?ms=30000&n=${i}`),
+        formats: ["html"],
+        wait: { until: "load", timeout: 60_000 },
+      }),
+    );
+    const grown = await waitFor(
+      "three Ready browser pods",
+      async () => {
+        const p = (await browserPods()).filter(isReady);
+        return p.length === 3 ? p : undefined;
+      },
+      240_000,
+      1000,
+    );
+    const dep = (await get(`/apis/apps/v1/namespaces/${NS}/deployments`)).items.find(
+      (d: Json) => d.metadata.ownerReferences?.[0]?.kind === "BrowserPool",
+    );
+    assert.equal(dep.spec.replicas, 3, "the operator sized the pool for the backlog");
+
+    // While the pages load, a live session takes a free slot somewhere in the grown pool.
+    const opened = await call("POST", "/web/v1/session", { url: siteUrl("/form") });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body).slice(0, 1000));
+    sessionId = opened.body.sessionId;
+    username = opened.body.data.controls.find((c: Json) => c.role === "textbox" && c.name === "Username").ref;
+
+    const results = await Promise.all(scrapes);
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 1000));
+    const added = grown.filter((p) => !before.includes(p.metadata.name));
+    assert.equal(added.length, 2);
+    for (const pod of added) {
+      const tasks = sample(await podMetrics(pod), "fleet_browser_tasks_total");
+      assert.ok(tasks >= 1, `${pod.metadata.name} took a task (${tasks})`);
+    }
+    const holders: string[] = [];
+    for (const pod of grown)
+      if (sample(await podMetrics(pod), "fleet_sessions_open") === 1) holders.push(pod.metadata.name);
+    assert.equal(holders.length, 1, `one pod holds the session: ${holders.join(", ")}`);
+    sessionPod = holders[0]!;
+    process.stderr.write(
+      `[real node] the session is on ${before.includes(sessionPod) ? "the first" : "an added"} pod\n`,
+    );
+  });
+
+  it("scales down by draining the idle pods and keeps the pod holding the session", async () => {
+    const left = await waitFor(
+      "the pool back to one pod",
+      async () => {
+        const p = await browserPods();
+        return p.length === 1 && isReady(p[0]) ? p : undefined;
+      },
+      240_000,
+      1000,
+    );
+    assert.equal(left[0].metadata.name, sessionPod);
+    const dep = (await get(`/apis/apps/v1/namespaces/${NS}/deployments`)).items.find(
+      (d: Json) => d.metadata.ownerReferences?.[0]?.kind === "BrowserPool",
+    );
+    assert.equal(dep.spec.replicas, 1);
+    const pool = await get(`/apis/browserfleet.dev/v1alpha1/namespaces/${NS}/browserpools/default`);
+    assert.match(pool.status.lastScaleReason, /3 -> 1|2 -> 1/);
+    // The session lived through it.
+    const done = await call("POST", "/web/v1/act", {
+      sessionId,
+      actions: [{ type: { ref: username, text: "ada" } }, { press: "Enter" }],
+      formats: ["markdown"],
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body).slice(0, 1000));
+    assert.match(done.body.data.markdown, /Welcome, ada/);
+    assert.equal((await call("DELETE", `/web/v1/session/${sessionId}`)).status, 200);
+  });
+});
