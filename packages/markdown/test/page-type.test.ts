@@ -89,6 +89,26 @@ describe("page types", () => {
     assert.equal(main(page, "https://shop.example/store/consoles/").pageType, "collection");
   });
 
+  it("a shop's grid of priced cards is a collection even when its menus hold more text", () => {
+    const megaMenu = `<nav class="mega-menu">${Array.from({ length: 60 }, (_, i) => `<a href="/c/${i}">Department number ${i} and its seasonal sub-departments</a>`).join(" ")}</nav>`;
+    const page = `<html><head><title>Lights</title></head><body>${megaMenu}
+      <main><h1>Lights</h1><ul class="product-grid">${Array.from({ length: 6 }, (_, i) => card(i + 1)).join("")}</ul></main>${footer}</body></html>`;
+    const seen = main(page, "https://shop.example/cycling/accessories/lights/");
+    assert.equal(seen.pageType, "collection");
+    for (let i = 1; i <= 6; i++) assert.ok(seen.markdown.includes(`Trail Runner Model ${i}`), `card ${i}`);
+    assert.ok(!seen.markdown.includes("Department number 7"), "the menu goes");
+  });
+
+  it("a news section's front page of headlines under a /news/ path is a listing, not an article", () => {
+    const headline = (i: number) =>
+      `<div class="promo"><a href="/news/articles/c${i}x"><h3>Headline number ${i} about technology today</h3></a><span>${i}h ago</span></div>`;
+    // Site-wide menus of every section and service around it, as news sites have.
+    const sections = `<nav class="sections">${Array.from({ length: 40 }, (_, i) => `<a href="/news/s${i}">Section number ${i} of world news</a>`).join(" ")}</nav>`;
+    const page = `<html><head><title>Technology</title></head><body>${chrome}${sections}
+      <main><h1>Technology</h1><div class="grid">${Array.from({ length: 12 }, (_, i) => headline(i + 1)).join("")}</div></main>${footer}</body></html>`;
+    assert.equal(main(page, "https://news.example/news/technology").pageType, "listing");
+  });
+
   it("is absent without onlyMainContent, and set by the caller when it knows better", () => {
     assert.equal(htmlToMarkdown(collection, { baseUrl: "https://shop.example/c/x" }).pageType, undefined);
     const told = htmlToMarkdown(article, {

@@ -128,6 +128,8 @@ const URL_SIGNS: Array<[RegExp, PageType, number]> = [
 /** One product's own address, and the share of the page its rails of other products stay under. */
 const PRODUCT_PATH = /\/(?:products?|p|pdp|dp|itm|ip|pr|item)\/[^/]+/;
 const OTHER_ITEMS_SHARE = 0.5;
+/** This many cards with a price make a shop's grid, whatever share of the page's text they hold. */
+const MANY_PRICED = 6;
 
 const SCHEMA_SIGNS: Array<[RegExp, PageType, number]> = [
   [/^(?:discussionforumposting|qapage|question|answer|comment|socialmediaposting)$/, "forum", 3],
@@ -177,8 +179,9 @@ export function classifyPage(
   if (hints.dated) scores.article += 1;
 
   // The body's shape.
-  if (shape.items >= 6 && shape.itemShare >= 0.2) {
-    const priced = shape.pricedItems >= 0.5 * shape.items;
+  const priced = shape.pricedItems >= 0.5 * shape.items;
+  // A shop's grid of priced cards is the page even when menus and footers outweigh its short texts.
+  if (shape.items >= 6 && (shape.itemShare >= 0.2 || (priced && shape.pricedItems >= MANY_PRICED))) {
     // A product's own address with other products under it (similar items, also viewed) stays a product.
     const oneProduct = PRODUCT_PATH.test(hints.path) && shape.itemShare < OTHER_ITEMS_SHARE;
     if (!oneProduct) {
@@ -191,6 +194,7 @@ export function classifyPage(
   if (shape.prices >= 1 && shape.prices <= 6 && shape.items < 6) scores.product += 1;
   if ((shape.calls ?? 0) >= 2) scores.service += Math.min(2.5, 0.5 + (shape.calls ?? 0) / 3);
   if (shape.paragraphs >= 8) scores.article += 1.5;
+  else if (shape.paragraphs === 0) scores.article -= 1;
   else if (shape.paragraphs <= 2) scores.article -= 0.5;
 
   let type: PageType = "article";
