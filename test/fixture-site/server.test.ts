@@ -210,7 +210,7 @@ describe("fixture site", () => {
 });
 
 describe("fixture site close()", () => {
-  it("resolves promptly while a /slow request is pending", async () => {
+  it("cuts a pending /slow request instead of waiting for it", async () => {
     const site = await startFixtureSite();
     const pending = fetch(`${site.url}/slow?ms=10000`).then(
       () => "resolved",
@@ -222,10 +222,8 @@ describe("fixture site close()", () => {
     }
     assert.equal(site.hits("/slow"), 1);
 
-    const t0 = Date.now();
     await site.close();
-    const elapsed = Date.now() - t0;
-    assert.ok(elapsed < 1000, `close took ${elapsed} ms`);
+    // Had close() waited for the page, the request would have been answered.
     assert.equal(await pending, "rejected");
     // Closing twice is harmless.
     await site.close();
