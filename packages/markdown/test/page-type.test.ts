@@ -109,6 +109,19 @@ describe("page types", () => {
     assert.equal(main(page, "https://news.example/news/technology").pageType, "listing");
   });
 
+  it("a feed of story cards that each link to their author, tags and comments is a listing of them all", () => {
+    const storyCard = (i: number) => `<div class="feed-story">
+      <a href="/u/writer${i}">Writer ${i}</a> <time>Mar ${i}</time>
+      <h3><a href="/writer${i}/post-${i}">Post number ${i}: what we learned shipping feature ${i}</a></h3>
+      <div class="tags">${["js", "ai", "career", "webdev"].map((t) => `<a href="/t/${t}">#${t}</a>`).join(" ")}</div>
+      <a href="/writer${i}/post-${i}#comments">${i} comments</a> <span>${i + 2} min read</span></div>`;
+    const page = `<html><head><title>Community feed</title></head><body>${chrome}
+      <main><div class="feed">${Array.from({ length: 10 }, (_, i) => storyCard(i + 1)).join("")}</div></main>${footer}</body></html>`;
+    const seen = main(page, "https://community.example/latest");
+    assert.equal(seen.pageType, "listing");
+    for (let i = 1; i <= 10; i++) assert.ok(seen.markdown.includes(`Post number ${i}:`), `story ${i}`);
+  });
+
   it("is absent without onlyMainContent, and set by the caller when it knows better", () => {
     assert.equal(htmlToMarkdown(collection, { baseUrl: "https://shop.example/c/x" }).pageType, undefined);
     const told = htmlToMarkdown(article, {

@@ -44,10 +44,21 @@ function targets(el: Element): number {
   return hrefs.size;
 }
 
-/** The median item links to few places. */
+/** A story or post card links to more: its author, its tags, its comments; its title is a linked heading. */
+const MAX_TARGETS_PER_TITLED_ITEM = 12;
+
+/** One heading that holds or sits in a link: the item's title (a section of cards has one per card). */
+const linkedTitle = (el: Element) =>
+  el.querySelectorAll("h2 a[href], h3 a[href], h4 a[href], a[href] h2, a[href] h3, a[href] h4").length === 1;
+
+/** The median item links to few places, or to a few more under a linked title. */
 function fewTargets(items: Element[]): boolean {
   const counts = items.map(targets).sort((a, b) => a - b);
-  return (counts[Math.floor(counts.length / 2)] ?? 0) <= MAX_TARGETS_PER_ITEM;
+  const median = counts[Math.floor(counts.length / 2)] ?? 0;
+  if (median <= MAX_TARGETS_PER_ITEM) return true;
+  return (
+    median <= MAX_TARGETS_PER_TITLED_ITEM && items.filter(linkedTitle).length >= LINKED_SHARE * items.length
+  );
 }
 
 /** Every run of repeated items under `root`: per parent, the alike siblings holding the most text. */
