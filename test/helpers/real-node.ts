@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { freePort } from "@browserfleet/bus";
@@ -47,8 +47,12 @@ export function realNodeMissing(): string | undefined {
   return undefined;
 }
 
-/** The bridge pods attach to, with the node's address; made before the API server binds to it. */
-export async function ensureBridge(): Promise<void> {
+/**
+ * The bridge pods attach to, with the node's address; made before the API server binds to it. Resolves
+ * with a function that removes it again (when this made it) and puts IPv4 forwarding back as it was.
+ */
+export async function ensureBridge(): Promise<() => Promise<void>> {
+  const forwarding = (await readFile("/proc/sys/net/ipv4/ip_forward", "utf8")).trim();
   const has = await run("ip", ["link", "show", BRIDGE]).then(
     () => true,
     () => false,
@@ -58,6 +62,10 @@ export async function ensureBridge(): Promise<void> {
   if (!addr.stdout.includes(`${NODE_IP}/`)) await run("ip", ["addr", "add", `${NODE_IP}/24`, "dev", BRIDGE]);
   await run("ip", ["link", "set", BRIDGE, "up"]);
   await writeFile("/proc/sys/net/ipv4/ip_forward", "1");
+  return async () => {
+    if (!has) await run("ip", ["link", "delete", BRIDGE]).catch(() => {});
+    await writeFile("/proc/sys/net/ipv4/ip_forward", forwarding).catch(() => {});
+  };
 }
 
 /** A TCP relay from NODE_IP:<port> to a service the test runs on loopback (NATS, PostgreSQL). */
