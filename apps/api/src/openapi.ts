@@ -150,7 +150,16 @@ function pricedOperation(
   if (op.request) schemas[`${name}Request`] = schemaOf(op.request, "input");
   if (op.response) schemas[`${name}Response`] = schemaOf(op.response, "output");
   const params = pathParameters(op);
-  add(op.path, "get", { ...describeOp(op, name), ...(params.length ? { parameters: params } : {}) });
+  const described = describeOp(op, name);
+  add(op.path, "get", {
+    ...described,
+    ...(params.length ? { parameters: params } : {}),
+    // Reads are rate limited; a path parameter may name nothing (an unknown search provider).
+    responses: {
+      ...(described.responses as Schema),
+      ...errors(inputErrors([429], false, pathParams(op.path))),
+    },
+  });
   const wallets = setup.wallets && route.payment === "any";
   add(op.path, "post", {
     operationId: op.name,
@@ -178,7 +187,7 @@ function pricedOperation(
             }
           : {}),
       },
-      ...errors([...PRICED_ERRORS, ...(route.errors ?? [])], wallets),
+      ...errors(inputErrors([...PRICED_ERRORS, ...(route.errors ?? [])], true, pathParams(op.path)), wallets),
     },
   });
 }
@@ -203,9 +212,20 @@ function freeOperation(op: AnyOperation, setup: PaymentSetup, schemas: Record<st
     ...(body ? { requestBody: { required: true, content: json(ref(`${name}Request`)) } } : {}),
     responses: {
       "200": { description: free.ok, ...(op.response ? { content: json(ref(responseName)) } : {}) },
-      ...errors(free.errors),
+      ...errors(inputErrors(free.errors, parameters.length > 0 || body !== undefined, pathParams(op.path))),
     },
   });
+}
+
+/**
+ * The statuses an operation answers beyond its own list: 400 whenever it reads a body or parameters (they are
+ * validated, unknown query fields included), 404 whenever a path parameter may name nothing.
+ */
+function inputErrors(own: number[], readsInput: boolean, params: string[]): number[] {
+  const all = new Set(own);
+  if (readsInput) all.add(400);
+  if (params.length > 0) all.add(404);
+  return [...all].sort((a, b) => a - b);
 }
 
 /** The OpenAPI 3.1 document of the whole api, generated from the contracts, as this deployment takes payment. */
@@ -232,7 +252,17 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
     security: PAID,
     requestBody: {
       required: true,
-      content: json({ type: "object", required: ["jsonrpc"], properties: { jsonrpc: { const: "2.0" } } }),
+      content: json({
+        type: "object",
+        description: "A JSON-RPC request (with an id) or notification (without)",
+        required: ["jsonrpc", "method"],
+        properties: {
+          jsonrpc: { const: "2.0" },
+          method: { type: "string" },
+          id: { type: ["string", "integer"] },
+          params: { type: "object" },
+        },
+      }),
     },
     responses: {
       "200": { description: "JSON-RPC response", content: json({ type: "object" }) },
@@ -245,6 +275,15 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
         description: "Origin not allowed (or a foreign Host on a loopback server)",
         content: json({ type: "object" }),
       },
+      "406": {
+        description: "Accept must list both application/json and text/event-stream (JSON-RPC error)",
+        content: json({ type: "object" }),
+      },
+      "415": {
+        description: "Content-Type must be application/json (JSON-RPC error)",
+        content: json({ type: "object" }),
+      },
+      ...errors([401, 413, 429]),
     },
   });
   for (const method of ["get", "delete"])
@@ -252,7 +291,7 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       operationId: `mcp${method === "get" ? "Get" : "Delete"}`,
       summary: "Not used: the endpoint is stateless",
       tags: ["mcp"],
-      responses: { "405": { description: "Method not allowed" } },
+      responses: errors([405]),
     });
 
   const plain = (path: string, id: string, summary: string, type: string) =>
@@ -276,6 +315,13 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
     "Readiness: NATS, PostgreSQL and at least one browser worker (503 otherwise)",
     "application/json",
   );
+  (paths["/readyz"]?.get as { responses: Schema }).responses = {
+    ...(paths["/readyz"]?.get as { responses: Schema }).responses,
+    "503": {
+      description: "Not ready: the same body with the parts that are down",
+      content: json({ type: "object" }),
+    },
+  };
   plain("/metrics", "metrics", "Prometheus metrics", "text/plain");
 
   return {

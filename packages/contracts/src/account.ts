@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rowCursor } from "./common.ts";
 
 const money = z.object({ usd: z.string(), micros: z.int() }).describe("micros = millionths of a dollar");
 
@@ -20,9 +21,24 @@ export const usageView = z.object({
   total: z.object({ calls: z.int(), spent: money }),
 });
 
+const pageLimit = z.coerce.number().int().min(1).max(200).default(50);
 export const pageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(100).optional().describe("The `next` value of the previous page"),
+  limit: pageLimit,
+  cursor: rowCursor.optional().describe("The `next` value of the previous page"),
+});
+/** A sessions cursor is `<openedAt, ISO 8601 in UTC>~<sessionId>`. */
+export const SESSION_CURSOR_PATTERN =
+  "^[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,3})?Z~[A-Za-z0-9_-]{1,64}$";
+export const sessionsPageQuery = z.strictObject({
+  limit: pageLimit,
+  cursor: z
+    .string()
+    .regex(
+      new RegExp(SESSION_CURSOR_PATTERN),
+      "not a cursor this api gave out: use the `next` value of the previous page",
+    )
+    .optional()
+    .describe("The `next` value of the previous page"),
 });
 export const transactionsView = z.object({
   transactions: z.array(

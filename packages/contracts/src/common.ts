@@ -1,5 +1,22 @@
 import { z } from "zod";
 
+const PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})";
+const IPV4_PART = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+/** Letters of host names: ASCII and the Latin, Greek, Cyrillic and CJK ones that IDNA takes. */
+const HOST_CHAR =
+  "A-Za-z0-9_\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u017f\\u03b1-\\u03c9\\u0410-\\u044f\\u4e00-\\u9fff-";
+const HOST_LETTER =
+  "A-Za-z_\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u017f\\u03b1-\\u03c9\\u0410-\\u044f\\u4e00-\\u9fff-";
+/**
+ * The published shape of an absolute http(s) URL: a host name whose last label is not a number (or a dotted
+ * IPv4 address, or a bracketed IPv6 one), an optional port, then anything without spaces. Every string it
+ * matches parses as a URL; the api takes a little more than it promises (other IPv4 spellings, punycode), so
+ * that those reach the SSRF check and get its answer rather than a 400 for their spelling. Written with [0-9]
+ * rather than \d so that clients reading it with other regex engines (Python's, where \d is any Unicode
+ * digit) generate only what the api takes.
+ */
+export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://([^\\s/?#@]*@)?(([${HOST_CHAR}]+\\.)*[${HOST_CHAR}]*[${HOST_LETTER}][${HOST_CHAR}]*\\.?|${IPV4_PART}(\\.${IPV4_PART}){3}|\\[(([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4}){0,5})?)\\])(:${PORT})?([/?#][^\\s]*)?$`;
+
 /** An absolute http(s) URL. Address checks (SSRF) happen at fetch time, after DNS. */
 export const httpUrl = z
   .string()
@@ -14,7 +31,14 @@ export const httpUrl = z
       }
     },
     { message: "must be an absolute http:// or https:// URL" },
-  );
+  )
+  // No format "uri": the api takes IRIs (a path in any script), which RFC 3986 does not.
+  .meta({ pattern: HTTP_URL_PATTERN });
+
+/** A page cursor that is a row id (the ledger, a job's results): what `next` gave out. */
+export const rowCursor = z
+  .string()
+  .regex(/^[0-9]{1,15}$/, "not a cursor this api gave out: use the `next` value of the previous page");
 
 export const FORMATS = [
   "markdown",
@@ -186,13 +210,17 @@ export const blockOptions = z.strictObject({
     .describe("Glob patterns (* and **) matched against each request URL"),
 });
 
-export const jsonOptions = z.strictObject({
-  prompt: z.string().max(10_000).optional(),
-  schema: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe("JSON Schema the extracted object must match"),
-});
+export const jsonOptions = z
+  .strictObject({
+    prompt: z.string().max(10_000).optional(),
+    schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("JSON Schema the extracted object must match"),
+  })
+  .refine((j) => j.prompt !== undefined || j.schema !== undefined, "json needs a prompt, a schema, or both")
+  // The rule above, as the published schema says it.
+  .meta({ anyOf: [{ required: ["prompt"] }, { required: ["schema"] }] });
 
 export const documentsOptions = z.strictObject({
   enabled: z

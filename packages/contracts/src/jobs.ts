@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { httpUrl } from "./common.ts";
-import { checkRenderRules, renderFields } from "./scrape.ts";
+import { httpUrl, rowCursor } from "./common.ts";
+import { checkRenderRules, RENDER_RULES_SCHEMA, renderFields } from "./scrape.ts";
 
 export const siteFilters = {
   search: z.string().min(1).max(1000).optional().describe("Keep only URLs containing this text"),
@@ -14,7 +14,8 @@ export const batchRequest = z
     urls: z.array(httpUrl).min(2).max(50),
     ...renderFields,
   })
-  .superRefine(checkRenderRules);
+  .superRefine(checkRenderRules)
+  .meta(RENDER_RULES_SCHEMA);
 export type BatchRequest = z.infer<typeof batchRequest>;
 
 export const crawlRequest = z
@@ -25,7 +26,8 @@ export const crawlRequest = z
     ...siteFilters,
     ...renderFields,
   })
-  .superRefine(checkRenderRules);
+  .superRefine(checkRenderRules)
+  .meta(RENDER_RULES_SCHEMA);
 export type CrawlRequest = z.infer<typeof crawlRequest>;
 
 export const mapRequest = z.strictObject({
@@ -80,7 +82,7 @@ export type JobStartResponse = z.infer<typeof jobStartResponse>;
 
 export const jobQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50).describe("Page results per response"),
-  cursor: z.string().max(100).optional().describe("The `next` value of the previous response"),
+  cursor: rowCursor.optional().describe("The `next` value of the previous response"),
 });
 
 export const jobPageResult = z.object({

@@ -18,7 +18,7 @@ import {
 
 /** Fields shared by scrape, session, batch and crawl: what to render and how. */
 export const renderFields = {
-  formats: z.array(format).min(1).max(FORMATS.length).default(["markdown"]),
+  formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["markdown"]),
   selectors: z.array(z.string().min(1).max(1000)).min(1).max(50).optional(),
   json: jsonOptions.optional(),
   screenshot: screenshotOptions.optional(),
@@ -78,7 +78,23 @@ export const renderFields = {
 
 type RenderLike = { formats: readonly string[]; selectors?: unknown; json?: unknown };
 
-/** Cross-field rules every render request obeys. */
+/** The rules of checkRenderRules that JSON Schema can say: elements needs selectors, json needs json. */
+export const RENDER_RULES_SCHEMA = {
+  allOf: [
+    {
+      if: { required: ["formats"], properties: { formats: { contains: { const: "elements" } } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
+      then: { required: ["selectors"] },
+    },
+    {
+      if: { required: ["formats"], properties: { formats: { contains: { const: "json" } } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
+      then: { required: ["json"] },
+    },
+  ],
+};
+
+/** Cross-field rules every render request obeys (RENDER_RULES_SCHEMA publishes them). */
 export function checkRenderRules(v: RenderLike, ctx: z.RefinementCtx): void {
   if (new Set(v.formats).size !== v.formats.length) {
     ctx.addIssue({ code: "custom", path: ["formats"], message: "formats must not repeat" });
@@ -99,6 +115,9 @@ export function checkRenderRules(v: RenderLike, ctx: z.RefinementCtx): void {
   }
 }
 
+/** "Give exactly one of url or html", as the published schema says it. */
+export const URL_OR_HTML = { oneOf: [{ required: ["url"] }, { required: ["html"] }], ...RENDER_RULES_SCHEMA };
+
 export const scrapeRequest = z
   .strictObject({
     url: httpUrl.optional().describe("Page to process. Either url or html is given."),
@@ -110,7 +129,8 @@ export const scrapeRequest = z
       ctx.addIssue({ code: "custom", path: ["url"], message: "give exactly one of url or html" });
     }
     checkRenderRules(v, ctx);
-  });
+  })
+  .meta(URL_OR_HTML);
 export type ScrapeRequest = z.infer<typeof scrapeRequest>;
 export type ScrapeRequestInput = z.input<typeof scrapeRequest>;
 

@@ -1,20 +1,21 @@
 import { z } from "zod";
 import { FORMATS, format, httpUrl, WAIT_UNTIL } from "./common.ts";
-import { checkRenderRules, formatError, pageMetadata, renderFields } from "./scrape.ts";
+import { checkRenderRules, formatError, pageMetadata, renderFields, URL_OR_HTML } from "./scrape.ts";
 
 export const sessionRequest = z
   .strictObject({
     url: httpUrl.optional(),
     html: z.string().min(1).max(5_000_000).optional(),
     ...renderFields,
-    formats: z.array(format).min(1).max(FORMATS.length).default(["controls"]),
+    formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["controls"]),
   })
   .superRefine((v, ctx) => {
     if ((v.url === undefined) === (v.html === undefined)) {
       ctx.addIssue({ code: "custom", path: ["url"], message: "give exactly one of url or html" });
     }
     checkRenderRules(v, ctx);
-  });
+  })
+  .meta(URL_OR_HTML);
 export type SessionRequest = z.infer<typeof sessionRequest>;
 
 /** A control: its ref from the controls format, or a CSS selector. */
@@ -102,6 +103,7 @@ export const sessionMetadata = pageMetadata
     mainContent: true,
     markdownDegraded: true,
     pageType: true,
+    settle: true,
   })
   .extend({
     expiresAt: z

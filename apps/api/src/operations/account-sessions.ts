@@ -1,5 +1,5 @@
 import { accountSessions as sessionsOf } from "@browserfleet/billing";
-import { pageQuery, sessionsView } from "@browserfleet/contracts";
+import { sessionsPageQuery, sessionsView } from "@browserfleet/contracts";
 import { parseQuery } from "../validate.ts";
 import { account } from "./account.ts";
 import { money, requireKey, accountView as view } from "./account-access.ts";
@@ -20,13 +20,13 @@ export const accountSessions = defineOperation({
   method: "GET",
   path: `${account.path}/sessions`,
   summary: "Open and recent live sessions",
-  query: pageQuery,
+  query: sessionsPageQuery,
   response: sessionsView,
   free: view("Open and recent live sessions", "AccountSessions"),
   fromHttp: (http) => http.query as unknown,
   run: async (ctx, query, { caller }) => {
     const auth = requireKey(caller);
-    const q = parseQuery(pageQuery, query);
+    const q = parseQuery(sessionsPageQuery, query);
     const page = await sessionsOf(ctx.db.db, auth.accountId, {
       limit: q.limit,
       before: sessionCursor(q.cursor),

@@ -18,7 +18,11 @@ export const feedback = defineOperation({
   summary: "Tell the operators about a wrong result, a price, a bug or a wish (free, no key needed)",
   request: feedbackRequest,
   response: feedbackResponse,
-  free: { tags: ["operations"], auth: "any", ok: "Stored", errors: [400, 413, 429] },
+  free: {
+    tags: ["operations"],
+    ok: "Stored (a key, when sent, is recorded with it)",
+    errors: [400, 413, 429],
+  },
   tool: {
     name: "web_feedback",
     title: "Send feedback to the operators",
