@@ -294,7 +294,7 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       responses: errors([405]),
     });
 
-  const plain = (path: string, id: string, summary: string, type: string) =>
+  const plain = (path: string, id: string, summary: string, type: string, more: Schema = {}) =>
     add(path, "get", {
       operationId: id,
       summary,
@@ -304,6 +304,7 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
           description: summary,
           content: { [type]: { schema: { type: type === "application/json" ? "object" : "string" } } },
         },
+        ...more,
       },
     });
   plain("/openapi.json", "openapi", "This document", "application/json");
@@ -314,14 +315,13 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
     "readyz",
     "Readiness: NATS, PostgreSQL and at least one browser worker (503 otherwise)",
     "application/json",
-  );
-  (paths["/readyz"]?.get as { responses: Schema }).responses = {
-    ...(paths["/readyz"]?.get as { responses: Schema }).responses,
-    "503": {
-      description: "Not ready: the same body with the parts that are down",
-      content: json({ type: "object" }),
+    {
+      "503": {
+        description: "Not ready: the same body with the parts that are down",
+        content: json({ type: "object" }),
+      },
     },
-  };
+  );
   plain("/metrics", "metrics", "Prometheus metrics", "text/plain");
 
   return {
