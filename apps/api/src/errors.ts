@@ -39,6 +39,13 @@ export const notFound: RequestHandler = (req, _res, next) => {
   next(new ApiError("not_found", `no route ${req.method} ${req.path}; see /openapi.json for the routes`));
 };
 
+/** An error reading the request body that the body parser marks as the client's (a 4xx it may expose). */
+function bodyUnreadable(err: unknown): err is Error {
+  const e = err as { status?: unknown; expose?: unknown; code?: unknown } | undefined;
+  if (typeof e?.code === "string" && e.code.startsWith("Z_")) return true;
+  return typeof e?.status === "number" && e.status >= 400 && e.status < 500 && e.expose === true;
+}
+
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   let e: ApiError;
   if (err instanceof ApiError) e = err;
@@ -50,6 +57,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     e = new ApiError("payload_too_large", `the body is larger than ${err.limit} bytes`);
   else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported")
     e = new ApiError("invalid_request", String(err.message));
+  else if (bodyUnreadable(err))
+    // A Content-Encoding whose body does not decode (gzip that is not gzip): the caller's fault, not ours.
+    e = new ApiError("invalid_request", `the body could not be read: ${err.message}`, [
+      { field: "", message: "the body does not decode as its Content-Encoding says" },
+    ]);
   else {
     req.log?.(`unhandled error: ${err?.stack ?? err}`);
     e = new ApiError("internal", "internal error; the request id identifies it in our logs");

@@ -249,7 +249,8 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
     summary:
       "MCP over JSON-RPC 2.0, stateless streamable HTTP, protocol 2025-06-18: the same operations as tools (tools/list shows them)",
     tags: ["mcp"],
-    security: PAID,
+    // Keyless callers are served too: listing tools is free, and tools spend the keyless allowance.
+    security: [...(setup.wallets ? PAID : KEYED), {}],
     requestBody: {
       required: true,
       content: json({
