@@ -73,7 +73,7 @@ function verdict(el: Element): Verdict {
 }
 
 const PANEL_NAME =
-  /(?:^|[\s_-])(?:collapse|collapsible|accordion|accordion-?(?:body|content|panel|item-?content)|faq-?answer|answer|expandable|disclosure|acd-a-content)(?:$|[\s_-]|\d)/i;
+  /(?:^|[\s_-])(?:collapse|collapsible|accordion|accordion-?(?:body|content|panel|item-?content)|faq-?answer|answer|expandable|expander-?content|disclosure|acd-a-content|(?:read|show)-?more-?(?:content|text|body))(?:$|[\s_-]|\d)/i;
 const SLIDE_NAME =
   /(?:^|[\s_-])(?:carousel-?(?:cell|item|slide)|(?:swiper-|slick-|splide-|glide-)?slide)(?:$|[\s_-]|\d)/i;
 
@@ -84,6 +84,8 @@ const SLIDE_NAME =
 function isCollapsedPanel(el: Element, controlled: Set<string>): boolean {
   const id = el.getAttribute("id");
   if (id && controlled.has(id)) return true;
+  // A "read more" expander's rest, waiting for its click (data-expanded="false").
+  if (el.getAttribute("data-expanded") === "false") return true;
   const cls = el.getAttribute("class");
   if (!cls) return false;
   const names = cls.replace(/__/g, "-");

@@ -197,6 +197,16 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /closed menu|icon/);
   });
 
+  it("keeps the rest of a text behind its 'Read more' (an expander's hidden content)", () => {
+    const out = md(`<html><body><h1>Atomic Habits</h1><p>Tiny changes, remarkable results.</p>
+      <div data-expanded="false" class="a-expander-content" style="display:none"><h3>Excerpt</h3><p>It is so easy to overestimate one defining moment.</p></div>
+      <div class="bio"><p>The author writes about habits.</p><div class="read-more-content" style="display:none"><p>His newsletter reaches three million readers.</p></div><button>Read more</button></div>
+      <div class="promo" style="display:none">Sign up for deals</div></body></html>`);
+    assert.match(out, /It is so easy to overestimate one defining moment/);
+    assert.match(out, /His newsletter reaches three million readers/);
+    assert.doesNotMatch(out, /Sign up for deals/);
+  });
+
   it("keeps collapsed answers and a carousel's other slides (content one click away), not other hidden parts", () => {
     const out = md(`<html><body><h1>Shipping</h1>
       <button aria-expanded="false" aria-controls="faq-1">How fast do orders ship?</button>
@@ -392,7 +402,10 @@ describe("large pages", () => {
     const { markdown } = htmlToMarkdown(html, { baseUrl });
     assert.equal(markdown.match(/^## Section \d+/gm)?.length, sections);
     assert.equal(markdown.match(/^```py$/gm)?.length, codeBlocks);
-    assert.equal(markdown.match(/^\| \[[a-z ]+\]\(https:\/\/example\.com\/x\/59\) \| 59 +\|/gm)?.length, tables);
+    assert.equal(
+      markdown.match(/^\| \[[a-z ]+\]\(https:\/\/example\.com\/x\/59\) \| 59 +\|/gm)?.length,
+      tables,
+    );
     assert.ok(!markdown.includes("__DATA__"), "the script's data is not text");
   });
 });
