@@ -209,6 +209,20 @@ describe("main content by page type", () => {
     assert.doesNotMatch(markdown, /Privacy Policy/);
   });
 
+  it("a product keeps its description behind a 'read more' toggle, whatever the toggle's id says", () => {
+    const page = `<html><head><title>Stoneware mug</title><meta property="og:type" content="product"></head><body>${chrome}
+      <main><h1>Stoneware mug</h1><p class="price">USD 60.00</p>
+      <div class="product_details"><h2>Item details</h2><ul><li>Materials: Ceramic</li><li>Capacity: 13.5 fluid ounces</li></ul>
+      <div id="content-toggle-product-details-read-more" class="wt-content-toggle__body wt-content-toggle__body--truncated">
+        <p>This two-tone stoneware mug has the perfect curve to nestle between your fingers on a cold day, thrown by hand from clay I make myself.</p>
+      </div><button>Learn more about this item</button></div>
+      <section><h2>Reviews for this shop</h2>${prose("how the mugs arrived", 8)}</section></main>${footer}</body></html>`;
+    const seen = main(page, "https://shop.example/listing/615442107/stoneware-mug");
+    assert.equal(seen.pageType, "product");
+    assert.match(seen.markdown, /This two-tone stoneware mug has the perfect curve/);
+    assert.match(seen.markdown, /Capacity: 13\.5 fluid ounces/);
+  });
+
   it("a product built of separate blocks keeps its name, price, description and specifications, not what customers say", () => {
     const spec = (k: string, v: string) => `<dt>${k}</dt><dd>${v}</dd>`;
     const html = `<html><head><title>Executive chair</title></head><body>${chrome}

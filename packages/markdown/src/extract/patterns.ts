@@ -165,12 +165,20 @@ const CONTENT_KINDS = new Set([
   "HTML",
 ]);
 
+/**
+ * The body of a "read more" toggle or expander: the rest of a text, whatever else its names say
+ * (Etsy's description is "wt-content-toggle__body", id "content-toggle-product-details-read-more").
+ */
+const TOGGLE_BODY =
+  /(?:^|[\s_-])(?:toggle-+(?:body|content)|expander-+content|read-?more-+(?:content|text|body))(?:$|[\s_-]|\d)/i;
+
 export function looksLikeBoilerplate(el: Element, commentsAreContent = false): boolean {
   if (CONTENT_KINDS.has(el.nodeName)) return false;
   const role = el.getAttribute("role")?.trim().toLowerCase();
   if (role && FURNITURE_ROLES.has(role)) return true;
   const names = namesOf(el);
   if (names === "") return false;
+  if (TOGGLE_BODY.test(names.replace(/__/g, "-"))) return false;
   if (BOILERPLATE.test(names)) return true;
   const words = wordsOf(el);
   return BOILERPLATE_AT_END.test(words) || (!commentsAreContent && COMMENT_WORDS.test(words));
