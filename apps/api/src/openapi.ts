@@ -257,6 +257,7 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
         type: "object",
         description: "A JSON-RPC request (with an id) or notification (without)",
         required: ["jsonrpc", "method"],
+        additionalProperties: false,
         properties: {
           jsonrpc: { const: "2.0" },
           method: { type: "string" },

@@ -15,7 +15,7 @@ const HOST_LETTER =
  * rather than \d so that clients reading it with other regex engines (Python's, where \d is any Unicode
  * digit) generate only what the api takes.
  */
-export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://([^\\s/?#@]*@)?(([${HOST_CHAR}]+\\.)*[${HOST_CHAR}]*[${HOST_LETTER}][${HOST_CHAR}]*\\.?|${IPV4_PART}(\\.${IPV4_PART}){3}|\\[(([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4}){0,5})?)\\])(:${PORT})?([/?#][^\\s]*)?$`;
+export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://([^\\s/?#@\\\\]*@)?(([${HOST_CHAR}]+\\.)*[${HOST_CHAR}]*[${HOST_LETTER}][${HOST_CHAR}]*\\.?|${IPV4_PART}(\\.${IPV4_PART}){3}|\\[(([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4}){0,5})?)\\])(:${PORT})?([/?#][^\\s]*)?$`;
 
 /** An absolute http(s) URL. Address checks (SSRF) happen at fetch time, after DNS. */
 export const httpUrl = z
