@@ -184,6 +184,13 @@ const wanted = [
           missing: () => !onPath("containerd"),
           optional: "the real-node test (npm run test:node) will skip",
         },
+        // The OpenAPI fuzz test (test/e2e/openapi-fuzz.test.ts) runs schemathesis from a venv made below.
+        {
+          pkg: "python3-venv",
+          what: "Python 3 with venv and pip",
+          missing: () =>
+            spawnSync("python3", ["-c", "import ensurepip, venv"], { stdio: "ignore" }).status !== 0,
+        },
         {
           pkg: "containernetworking-plugins",
           what: "the CNI plugins",
@@ -233,10 +240,19 @@ function packageManager() {
     command: (pkgs) => `${command} ${pkgs.join(" ")}`,
   });
   if (onPath("dnf"))
-    return other(`${sudo}dnf install -y`, { "fonts-liberation": "liberation-fonts", prometheus: undefined });
-  if (onPath("pacman")) return other(`${sudo}pacman -S --needed`, { "fonts-liberation": "ttf-liberation" });
-  if (onPath("apk")) return other(`${sudo}apk add`, { "fonts-liberation": "font-liberation" });
-  if (onPath("brew")) return other("brew install", { chromium: undefined });
+    return other(`${sudo}dnf install -y`, {
+      "fonts-liberation": "liberation-fonts",
+      prometheus: undefined,
+      "python3-venv": "python3",
+    });
+  if (onPath("pacman"))
+    return other(`${sudo}pacman -S --needed`, {
+      "fonts-liberation": "ttf-liberation",
+      "python3-venv": "python",
+    });
+  if (onPath("apk"))
+    return other(`${sudo}apk add`, { "fonts-liberation": "font-liberation", "python3-venv": "python3" });
+  if (onPath("brew")) return other("brew install", { chromium: undefined, "python3-venv": "python" });
   return undefined;
 }
 
@@ -344,5 +360,27 @@ if (mode === "test") {
     }
     const code = run(join(ROOT, "scripts", "k8s-tools.sh"), []);
     if (code !== 0) fail(`scripts/k8s-tools.sh failed (exit code ${code}); its output is above`);
+  }
+}
+
+// 4. schemathesis, the OpenAPI fuzzer of test/e2e/openapi-fuzz.test.ts, pinned, in a venv under .tools.
+
+if (mode === "test") {
+  const version = "4.32.5"; // test/helpers/schemathesis.ts names the same one
+  const venv = join(process.env.BROWSERFLEET_TOOLS_DIR ?? join(ROOT, ".tools"), "schemathesis");
+  const python = join(venv, "bin", "python");
+  const has = () =>
+    spawnSync(python, ["-c", "import importlib.metadata as m; print(m.version('schemathesis'))"], {
+      encoding: "utf8",
+    }).stdout?.trim() === version;
+  if (!isExecutable(join(venv, "bin", "st")) || !has()) {
+    say(
+      `installing schemathesis ${version} (the OpenAPI fuzzer) into ${relative(ROOT, venv) || venv} with pip`,
+    );
+    if (!isExecutable(python) && run("python3", ["-m", "venv", venv]) !== 0)
+      fail(`\`python3 -m venv ${venv}\` failed; its output is above`);
+    const code = run(join(venv, "bin", "pip"), ["install", "-q", `schemathesis==${version}`]);
+    if (code !== 0)
+      fail(`pip could not install schemathesis ${version} (exit code ${code}); its output is above`);
   }
 }
