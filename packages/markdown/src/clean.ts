@@ -116,9 +116,11 @@ interface Found {
   hidden: Element[];
   labelled: Element[];
   noscripts: Element[];
-  /** React streaming: hidden segments (id S:n) and the placeholders they replace (template id B:n). */
+  /** React streaming: hidden segments (id S:n) and the placeholders they replace (template id B:n or P:n). */
   segments: Element[];
   slots: Map<string, Element>;
+  /** The placeholder each segment goes to, as the page's own $RC/$RS calls say. */
+  moves: Map<string, string>;
   /** Ids of panels a disclosure button opens (aria-expanded with aria-controls): content one click away. */
   controlled: Set<string>;
 }
@@ -131,6 +133,7 @@ function survey(root: Element, meta: PageMeta): Found {
     noscripts: [],
     segments: [],
     slots: new Map(),
+    moves: new Map(),
     controlled: new Set(),
   };
   walkElements(root, (el) => {
@@ -144,8 +147,10 @@ function survey(root: Element, meta: PageMeta): Found {
       found.noscripts.push(el);
       return false;
     }
+    if (el.nodeName === "SCRIPT") readStreamingMoves(el.textContent ?? "", found.moves);
     const id = el.getAttribute("id");
-    if (id?.startsWith("B:") && el.nodeName === "TEMPLATE") found.slots.set(id.slice(2), el);
+    if (id && (id.startsWith("B:") || id.startsWith("P:")) && el.nodeName === "TEMPLATE")
+      found.slots.set(id, el);
     if (id?.startsWith("S:") && el.nodeName === "DIV" && el.hasAttribute("hidden")) {
       found.segments.push(el);
       return true;
@@ -164,24 +169,37 @@ function survey(root: Element, meta: PageMeta): Found {
   return found;
 }
 
+/** React's streaming calls: $RC("B:n","S:m") completes a boundary, $RS("S:m","P:n") fills a placeholder. */
+const STREAMING_MOVE = /\$R([CS])\(\s*"([BSP]:[^"]+)"\s*,\s*"([BSP]:[^"]+)"/g;
+
+function readStreamingMoves(script: string, moves: Map<string, string>): void {
+  if (!script.includes("$R")) return;
+  for (const [, kind, first, second] of script.matchAll(STREAMING_MOVE)) {
+    if (kind === "C" && first?.startsWith("B:") && second?.startsWith("S:")) moves.set(second, first);
+    if (kind === "S" && first?.startsWith("S:") && second?.startsWith("P:")) moves.set(first, second);
+  }
+}
+
 /**
  * Streamed server rendering (React 18, so Next.js and most of its peers) sends late parts of the page
- * as hidden <div id="S:n"> at the end of the body, and a script moves each into the place its
- * <template id="B:n"> marks, dropping the loading fallback that stood there. Done here, for pages read
- * without running their scripts.
+ * as hidden <div id="S:n"> after the shell, and a script moves each where its placeholder stands: a
+ * <template id="B:n"> of a boundary, whose loading fallback goes ($RC), or a <template id="P:n"> ($RS).
+ * Done here, for pages read without running their scripts; without the scripts' calls, S:n goes to B:n.
  */
 function placeStreamedSegments(found: Found): void {
   for (const segment of found.segments) {
     segment.removeAttribute("hidden");
-    const slot = found.slots.get(segment.getAttribute("id")?.slice(2) ?? "");
+    const id = segment.getAttribute("id") ?? "";
+    const slot = found.slots.get(found.moves.get(id) ?? `B:${id.slice(2)}`);
     if (!slot?.parentNode) continue;
-    // The fallback runs from the slot to the boundary's closing <!--/$--> comment.
-    for (let next = slot.nextSibling; next && !(next.nodeType === 8 && (next as Comment).data === "/$"); ) {
-      const after: ChildNode | null = next.nextSibling;
-      next.remove();
-      next = after;
-    }
-    slot.before(...Array.from(segment.childNodes));
+    // A boundary's fallback runs from the slot to the boundary's closing <!--/$--> comment.
+    if (slot.getAttribute("id")?.startsWith("B:"))
+      for (let next = slot.nextSibling; next && !(next.nodeType === 8 && (next as Comment).data === "/$"); ) {
+        const after: ChildNode | null = next.nextSibling;
+        next.remove();
+        next = after;
+      }
+    slot.replaceWith(...Array.from(segment.childNodes));
     segment.remove();
   }
 }

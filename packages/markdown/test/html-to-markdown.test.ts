@@ -189,6 +189,18 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.match(out, /# Title\n\nThe streamed body text\.\n\nFooter line/);
   });
 
+  it("puts each streamed segment where the page's own calls send it, boundary or placeholder", () => {
+    const out = md(`<html><body><h1>Chair</h1><!--$?--><template id="B:1"></template><p>Loading…</p><!--/$-->
+      <template id="P:2e"></template><p>Footer line</p>
+      <div hidden id="S:7"><p>The chair's description.</p></div><script>$RC("B:1","S:7")</script>
+      <div hidden id="S:2e"><h2>Specifications</h2><p>Weight: 58 lb.</p></div><script>$RS("S:2e","P:2e")</script></body></html>`);
+    assert.doesNotMatch(out, /Loading/);
+    assert.match(
+      out,
+      /# Chair\n\nThe chair's description\.\n\n## Specifications\n\nWeight: 58 lb\.\n\nFooter line/,
+    );
+  });
+
   it("keeps a hidden wrapper that holds most of the page (hidden until scripts or fonts load)", () => {
     const out = md(`<html><body><div style="visibility:hidden"><h1>Guide</h1>
       <p>Machine learning is a branch of artificial intelligence that learns from data.</p></div>
