@@ -223,6 +223,22 @@ describe("main content by page type", () => {
     assert.match(seen.markdown, /Capacity: 13\.5 fluid ounces/);
   });
 
+  it("a product keeps the sections whose accordion toggles are their headings' text", () => {
+    const panel = (n: number, title: string, body: string) =>
+      `<div class="panel"><h2><button aria-expanded="${n === 1}" aria-controls="p${n}"><span><p>${title}</p></span></button></h2>
+      <div id="p${n}" role="region" aria-hidden="${n !== 1}">${body}</div></div>`;
+    const page = `<html><head><title>Vinyl Executive Chair</title><meta property="og:type" content="product"></head><body>${chrome}
+      <main><h1>Vinyl Executive Chair</h1><p>$289.99</p>
+      ${panel(1, "Description", `<ul><li>Hand-applied individual antique brass head nail trim</li></ul>${prose("the chair", 4)}`)}
+      ${panel(2, "Specifications", "<dl><dt>Overall Product Weight</dt><dd>58 lb.</dd><dt>Seat Material</dt><dd>Upholstered</dd></dl>")}
+      </main>${footer}</body></html>`;
+    const seen = main(page, "https://shop.example/furniture/pdp/vinyl-executive-chair-bop1026.html");
+    assert.equal(seen.pageType, "product");
+    assert.match(seen.markdown, /## Description/);
+    assert.match(seen.markdown, /## Specifications/);
+    assert.match(seen.markdown, /Overall Product Weight/);
+  });
+
   it("a product built of separate blocks keeps its name, price, description and specifications, not what customers say", () => {
     const spec = (k: string, v: string) => `<dt>${k}</dt><dd>${v}</dd>`;
     const html = `<html><head><title>Executive chair</title></head><body>${chrome}

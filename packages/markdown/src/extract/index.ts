@@ -40,11 +40,12 @@ const TOGGLE_CHARS = 120;
 function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false): boolean {
   if (commentsAreContent && el.nodeName === "FORM" && tallyOf(tallies, el).good >= FORM_PROSE_CHARS)
     return false;
-  // An accordion's toggle that holds a heading ("Item details") titles the panel it opens.
+  // An accordion's toggle that holds a heading ("Item details"), or is a heading's text, titles the
+  // panel it opens.
   if (
     el.nodeName === "BUTTON" &&
     (el.textContent?.length ?? 0) <= TOGGLE_CHARS &&
-    el.querySelector("h2, h3, h4, h5, h6")
+    (el.querySelector("h2, h3, h4, h5, h6") || el.parentElement?.closest("h2, h3, h4, h5, h6"))
   )
     return false;
   return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el, commentsAreContent);
