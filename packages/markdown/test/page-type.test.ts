@@ -202,6 +202,22 @@ describe("main content by page type", () => {
     assert.doesNotMatch(markdown, /Comment \d: thanks/);
   });
 
+  it("a service page keeps the text a section's own <header> holds, not the site's header", () => {
+    const block = (title: string, text: string) =>
+      `<section class="band"><header class="band__header"><h2>${title}</h2><p class="band__sub">${text}</p></header><a href="/find">Find a plan</a></section>`;
+    const page = `<html><head><title>Family health insurance</title></head><body>${chrome}
+      <main><div class="content"><blockquote><p>We understand choosing the right health insurance for you and your family is an important decision, and we help you find the plan that fits.</p></blockquote>
+      <p>Visit your local company's website to explore your coverage options, compare plans side by side and see what each one costs.</p></div>
+      ${block("Find the local option that meets your needs", "We have been a trusted provider for ninety years, taking care of families just like yours across the country.")}
+      ${block("Member discounts", "Members have access to exclusive discounts on health and wellness products and services near them.")}
+      ${block("Need global coverage?", "Global solutions provide health care coverage for people who live, work and travel internationally.")}
+      </main>${footer}</body></html>`;
+    const seen = main(page, "https://insurer.example/explore-plans/individual-family-health-insurance");
+    assert.match(seen.markdown, /trusted provider for ninety years/);
+    assert.match(seen.markdown, /exclusive discounts on health and wellness/);
+    assert.doesNotMatch(seen.markdown, /About/, "the site's header goes");
+  });
+
   it("a product keeps its name, price, description and specifications", () => {
     const { markdown } = main(product, "https://shop.example/products/trail-runner-7");
     for (const text of ["# Trail Runner 7", "$129.00", "rock plate", "| Weight | 280 g |"])

@@ -48,6 +48,10 @@ function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false):
     (el.querySelector("h2, h3, h4, h5, h6") || el.parentElement?.closest("h2, h3, h4, h5, h6"))
   )
     return false;
+  // A <header> inside a section heads that part (HTML's own reading), not the site; an article's
+  // header holds its byline and share bar.
+  if (el.nodeName === "HEADER" && el.parentElement?.closest("section") && !el.closest("article"))
+    return looksLikeBoilerplate(el, commentsAreContent);
   return FURNITURE_TAGS.has(el.nodeName) || looksLikeBoilerplate(el, commentsAreContent);
 }
 
