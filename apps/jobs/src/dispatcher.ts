@@ -39,6 +39,12 @@ export const MAX_LINKS_PER_PAGE = 2000;
 /** Serialises dispatch rounds across jobs replicas (pg advisory lock key). */
 const DISPATCH_LOCK = 0x6a6f6273;
 const ROBOTS_MAX_BYTES = 512 * 1024;
+/**
+ * How often a round also looks for lost pages. A page is lost only JOB_PAGE_TIMEOUT_MS + 30 s after its
+ * dispatch, so looking once a second delays no retry that matters, and a busy crawl (a round after every
+ * result) no longer runs that query for every page.
+ */
+export const RETRY_LOST_EVERY_MS = 1000;
 
 export interface DispatcherDeps {
   config: Config;
@@ -65,6 +71,7 @@ export class Dispatcher {
   readonly #rules = new Map<string, CrawlRules>();
   readonly #robotsPending = new Set<string>();
   readonly #robotsFailures = new Map<string, number>();
+  #nextRetryLostAt = 0;
 
   constructor(deps: DispatcherDeps) {
     this.#deps = deps;
@@ -81,7 +88,7 @@ export class Dispatcher {
     return r;
   }
 
-  /** One round: end overdue jobs, retry lost pages, then send what the limits allow. */
+  /** One round: end overdue jobs, retry lost pages (at most once a second), then send what the limits allow. */
   async round(): Promise<number> {
     const { db } = this.#deps;
     return db.db.transaction(async (tx) => {
@@ -89,7 +96,11 @@ export class Dispatcher {
         sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`,
       );
       if (!lock?.ok) return 0;
-      await this.#retryLost();
+      const now = Date.now();
+      if (now >= this.#nextRetryLostAt) {
+        this.#nextRetryLostAt = now + RETRY_LOST_EVERY_MS;
+        await this.#retryLost();
+      }
       const jobs = await activeJobs(db.db);
       const live: JobRow[] = [];
       for (const job of jobs) {
