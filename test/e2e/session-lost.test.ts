@@ -14,7 +14,7 @@ import { type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
-import { spawnProgram } from "../helpers/programs.ts";
+import { spawnBrowserWorker } from "../helpers/programs.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
 type Json = any;
@@ -31,16 +31,7 @@ const workers: ChildProcess[] = [];
 
 /** A browser worker in its own process; resolves once it serves. */
 async function spawnWorker(): Promise<ChildProcess> {
-  const child = await spawnProgram(
-    "apps/browser/src/main.ts",
-    {
-      NATS_URL: nats.url,
-      BROWSER_SLOTS: "2",
-      BROWSER_METRICS_PORT: "0",
-      FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
-    },
-    /browser worker .* slots/,
-  );
+  const child = await spawnBrowserWorker(nats.url, 2);
   workers.push(child);
   return child;
 }

@@ -35,3 +35,17 @@ export async function killHard(child: ChildProcess): Promise<void> {
   child.kill("SIGKILL");
   await gone;
 }
+
+/** A browser worker (apps/browser) in its own process, allowed to load the local fixture site. */
+export function spawnBrowserWorker(natsUrl: string, slots: number): Promise<ChildProcess> {
+  return spawnProgram(
+    "apps/browser/src/main.ts",
+    {
+      NATS_URL: natsUrl,
+      BROWSER_SLOTS: String(slots),
+      BROWSER_METRICS_PORT: "0",
+      FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
+    },
+    /browser worker .* slots/,
+  );
+}
