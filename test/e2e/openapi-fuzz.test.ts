@@ -25,6 +25,19 @@ const CHECKS = [
   "ignored_auth",
   "valid_input_not_refused",
 ].join(",");
+/** Every run: those checks, a fixed seed and a few examples per operation, so a run is repeatable. */
+const RUN = [
+  "--checks",
+  CHECKS,
+  "--max-examples",
+  "5",
+  "--seed",
+  "1",
+  "--workers",
+  "2",
+  "--request-timeout",
+  "60",
+];
 
 /** The failures section of a run, for the assertion message. */
 const failures = (output: string) =>
@@ -53,20 +66,7 @@ describe("the api under schemathesis", { timeout: 600_000 }, () => {
   it("with a funded key: no 5xx, every answer as documented, invalid input refused, valid input taken", async () => {
     const run = await runSchemathesis(
       `${stack.api.url}/openapi.json`,
-      [
-        "-H",
-        `Authorization: Bearer ${stack.key}`,
-        "--checks",
-        CHECKS,
-        "--max-examples",
-        "5",
-        "--seed",
-        "1",
-        "--workers",
-        "2",
-        "--request-timeout",
-        "60",
-      ],
+      ["-H", `Authorization: Bearer ${stack.key}`, ...RUN],
       work,
     );
     assert.equal(run.code, 0, failures(run.output));
@@ -76,20 +76,7 @@ describe("the api under schemathesis", { timeout: 600_000 }, () => {
   it("without a key: priced routes answer 402 with the price, key-only routes 401, all as documented", async () => {
     const run = await runSchemathesis(
       `${stack.api.url}/openapi.json`,
-      [
-        "--checks",
-        CHECKS,
-        "--phases",
-        "examples,fuzzing",
-        "--max-examples",
-        "5",
-        "--seed",
-        "1",
-        "--workers",
-        "2",
-        "--request-timeout",
-        "60",
-      ],
+      ["--phases", "examples,fuzzing", ...RUN],
       work,
     );
     assert.equal(run.code, 0, failures(run.output));
