@@ -83,7 +83,8 @@ export function run(
   });
 }
 
-interface Proc {
+/** A process a test helper started, with the tail of its output for failure messages. */
+export interface Proc {
   name: string;
   child: ChildProcess;
   output: () => string;
@@ -95,7 +96,7 @@ process.once("exit", () => {
   for (const c of live) c.kill("SIGKILL");
 });
 
-function startProc(name: string, bin: string, args: string[], env: Record<string, string> = {}): Proc {
+export function startProc(name: string, bin: string, args: string[], env: Record<string, string> = {}): Proc {
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   live.add(child);
   child.once("exit", () => live.delete(child));
@@ -109,7 +110,7 @@ function startProc(name: string, bin: string, args: string[], env: Record<string
   return { name, child, output: () => out };
 }
 
-async function stopProc(p: Proc, timeoutMs = 5000): Promise<void> {
+export async function stopProc(p: Proc, timeoutMs = 5000): Promise<void> {
   const c = p.child;
   if (c.exitCode !== null || c.signalCode !== null) return;
   const gone = new Promise<void>((r) => c.once("exit", () => r()));

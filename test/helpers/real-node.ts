@@ -8,13 +8,22 @@
  * and the kubelet and kube-proxy from scripts/k8s-tools.sh (`node`). What this sandbox needed, and why,
  * is in the comments where it is set.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { freePort } from "@browserfleet/bus";
-import { type Json, type KubeCluster, ROOT, run, tool, waitFor } from "./kube.ts";
+import {
+  type Json,
+  type KubeCluster,
+  type Proc,
+  ROOT,
+  run,
+  startProc,
+  stopProc,
+  tool,
+  waitFor,
+} from "./kube.ts";
 
 export const NODE_TOOLS = ["kubelet", "kube-proxy"];
 export const BRIDGE = "bf0";
@@ -101,40 +110,8 @@ export async function relay(
   };
 }
 
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-const live = new Set<ChildProcess>();
-process.once("exit", () => {
-  for (const c of live) c.kill("SIGKILL");
-});
-
-function startProc(name: string, bin: string, args: string[]): Proc {
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-  live.add(child);
-  child.once("exit", () => live.delete(child));
-  let out = "";
-  const keep = (d: Buffer) => {
-    out = (out + String(d)).slice(-40_000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  child.on("error", (err) => keep(Buffer.from(`spawn error: ${err.message}`)));
-  return { name, child, output: () => out };
-}
-
-async function stopProc(p: Proc, timeoutMs = 10_000): Promise<void> {
-  const c = p.child;
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const gone = new Promise<void>((r) => c.once("exit", () => r()));
-  c.kill("SIGTERM");
-  const t = setTimeout(() => c.kill("SIGKILL"), timeoutMs);
-  await gone;
-  clearTimeout(t);
-}
+/** containerd and the kubelet take longer than a control plane process to stop cleanly. */
+const STOP_GRACE_MS = 10_000;
 
 /**
  * The sandbox image (what `registry.k8s.io/pause` is elsewhere): any image whose command waits forever.
@@ -211,13 +188,13 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         1000,
       ).catch(() => {});
     }
-    for (const p of [...procs].reverse()) if (p !== containerd) await stopProc(p);
+    for (const p of [...procs].reverse()) if (p !== containerd) await stopProc(p, STOP_GRACE_MS);
     // Whatever is left runs under containerd's shims, which outlive containerd: end it first.
     if (containerd && containerd.child.exitCode === null) {
       const tasks = (await ctr(["tasks", "ls", "-q"], 30_000).catch(() => "")).split("\n").filter(Boolean);
       for (const id of tasks) await ctr(["tasks", "kill", "-a", "-s", "SIGKILL", id], 30_000).catch(() => "");
       for (const id of tasks) await ctr(["tasks", "delete", "-f", id], 30_000).catch(() => "");
-      await stopProc(containerd);
+      await stopProc(containerd, STOP_GRACE_MS);
     }
     if (existsSync(tool("kube-proxy"))) await run(tool("kube-proxy"), ["--cleanup"]).catch(() => {});
     // The kubelet's own iptables chains (it makes them again when it starts).
