@@ -318,6 +318,43 @@ describe("image carousels", () => {
       assert.ok(out.includes(`![${alt}]`), alt);
   });
 
+  it("print a looping carousel's slides once, not the copies its script made to wrap around", () => {
+    const slide = (cls: string, i: number) =>
+      `<div class="${cls}"><img src="/v${i}.jpg" alt="View ${i} of the walnut standing desk"></div>`;
+    const out = md(
+      `<div class="swiper-wrapper">${slide("swiper-slide swiper-slide-duplicate", 2)}` +
+        `${[0, 1, 2].map((i) => slide("swiper-slide", i)).join("")}${slide("swiper-slide swiper-slide-duplicate", 0)}</div>` +
+        `<div class="slick-track">${[5, 6, 7].map((i) => slide("slick-slide", i)).join("")}${slide("slick-slide slick-cloned", 5)}</div>` +
+        `<p><button class="btn duplicate">Duplicate this list</button></p>`,
+    );
+    for (const i of [0, 1, 2, 5, 6, 7])
+      assert.equal(out.split(`View ${i} of`).length - 1, 1, `view ${i}: ${out}`);
+    assert.match(out, /Duplicate this list/, "a button named duplicate is no cloned slide");
+  });
+
+  it("print a gallery's pictures once when a strip of thumbnails repeats them", () => {
+    const alts = [
+      "Front of the oak sideboard",
+      "Oak sideboard with open doors",
+      "Detail of the brass handles",
+    ];
+    const big = alts.map((a, i) => `<li><img src="/p${i}.jpg?w=1200" alt="${a}"></li>`).join("");
+    const thumbs = alts
+      .map((a, i) => `<div class="thumb"><img src="/p${i}.jpg?w=80" alt="${a}"></div>`)
+      .join("");
+    const out = md(
+      `<ul class="gallery">${big}</ul><div class="thumbs">${thumbs}</div><p>Solid oak, 160 cm.</p>`,
+    );
+    for (const a of alts) assert.equal(out.split(a).length - 1, 1, `${a}: ${out}`);
+  });
+
+  it("keep the same picture where each copy belongs to its own text, like a review's stars", () => {
+    const review = (who: string) =>
+      `<div class="review"><img src="/stars5.svg" alt="Rated 5 out of 5"><p>${who}: fits perfectly, sturdy.</p></div>`;
+    const out = md(`<h2>Reviews</h2>${review("Ana")}${review("Ben")}${review("Caro")}`);
+    assert.equal(out.split("Rated 5 out of 5").length - 1, 3, out);
+  });
+
   it("leave a gallery of different pictures whole", () => {
     const out = md(
       ["Bridge", "Harbour", "Old town"]
