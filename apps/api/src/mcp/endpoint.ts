@@ -13,6 +13,7 @@ import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { OneRequestTransport, singleRequest } from "./one-request.ts";
 import { isLoopbackBind, originGuard } from "./origin-guard.ts";
+import { responseJson, type SerialisedContent } from "./response-json.ts";
 import { notYet, type Tool, toolsFor } from "./tools.ts";
 
 const text = (value: unknown, isError = false): CallToolResult => ({
@@ -26,10 +27,11 @@ const mimeOfBase64 = (b64: string) => (b64.startsWith("/9j/") ? "image/jpeg" : "
 
 /**
  * A tool's answer: the result as structuredContent and as JSON text, with each screenshot moved out
- * into an image content block (an agent sees the picture; the JSON says where it went).
+ * into an image content block (an agent sees the picture; the JSON says where it went). The JSON is
+ * returned too, so that the response can carry it as the structuredContent without a second stringify.
  */
-function resultOf(value: unknown): CallToolResult {
-  if (!value || typeof value !== "object") return text(value);
+function resultOf(value: unknown): { result: CallToolResult; serialised?: SerialisedContent } {
+  if (!value || typeof value !== "object") return { result: text(value) };
   const images: Array<{ type: "image"; data: string; mimeType: string }> = [];
   let structured = value as Record<string, unknown>;
   const data = structured.data as Record<string, unknown> | undefined;
@@ -43,9 +45,10 @@ function resultOf(value: unknown): CallToolResult {
     }
     if (images.length > 0) structured = { ...structured, data: copy };
   }
+  const json = JSON.stringify(structured);
   return {
-    content: [{ type: "text", text: JSON.stringify(structured) }, ...images],
-    structuredContent: structured,
+    result: { content: [{ type: "text", text: json }, ...images], structuredContent: structured },
+    serialised: { value: structured, json },
   };
 }
 
@@ -109,7 +112,8 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  * the tools by name, the validator) is built once per process; the handlers below only close over this
  * request, whose caller (key, wallet or client address) pays for and sees only its own call.
  */
-function buildServer(ctx: ApiContext, req: Request): Server {
+function buildServer(ctx: ApiContext, req: Request): { server: Server; answered: Answered } {
+  const answered: Answered = {};
   const server = new Server(
     { name: "browserfleet", version: "1.0.1" },
     { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator },
@@ -134,12 +138,19 @@ function buildServer(ctx: ApiContext, req: Request): Server {
     }
     if (!tool.run) return errorResult(notYet(tool));
     try {
-      return resultOf(await tool.run(ctx, req, parsed.data as never));
+      const { result, serialised } = resultOf(await tool.run(ctx, req, parsed.data as never));
+      answered.serialised = serialised;
+      return result;
     } catch (err) {
       return errorResult(err);
     }
   });
-  return server;
+  return { server, answered };
+}
+
+/** What this request's tool handler answered, beyond the result the SDK validates and sends. */
+interface Answered {
+  serialised?: SerialisedContent;
 }
 
 /** A Host header that is a plain name or address with an optional port. */
@@ -190,7 +201,7 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
       .filter(Boolean),
   });
   router.post("/mcp", guard, async (req, res) => {
-    const server = buildServer(ctx, req);
+    const { server, answered } = buildServer(ctx, req);
     const request = singleRequest(req);
     if (request) {
       const one = new OneRequestTransport();
@@ -208,7 +219,7 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
         },
       });
       res.status(200).setHeader("Content-Type", "application/json");
-      res.end(JSON.stringify(response));
+      res.end(responseJson(response, answered.serialised));
       return;
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
