@@ -51,6 +51,8 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
             ? null
             : { code: "no_format", message: "no requested format came out of this page (see errors)" }
           : { code: r.reply.error.code, message: r.reply.error.message },
+        // What it should cost; corrected below in the rare case the hold has less left.
+        chargedMicros: charge,
         finishedAt: now,
       })
       .where(
@@ -63,7 +65,10 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
       .returning(recordedPageColumns);
     if (!page) return { recorded: false, job };
     const taken = charge > 0 ? await captureFromHoldIn(tx, job.holdId, charge) : 0;
-    if (taken > 0) await tx.update(jobPages).set({ chargedMicros: taken }).where(eq(jobPages.id, page.id));
+    if (taken !== charge) {
+      await tx.update(jobPages).set({ chargedMicros: taken }).where(eq(jobPages.id, page.id));
+      page.chargedMicros = taken;
+    }
 
     let discovered = 0;
     if (ok && r.links?.length && opts.discover && job.total < job.pageLimit) {
@@ -80,10 +85,11 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
         total: sql`${jobs.total} + ${discovered}`,
       })
       .where(eq(jobs.id, job.id))
-      .returning();
-    const fresh = counts as JobRow;
+      // Whether the job still has pages to run, in the same statement: it sees this transaction's writes.
+      .returning({ ...getTableColumns(jobs), open: openPages });
+    const { open, ...fresh } = counts as JobRow & { open: boolean };
     let ended: JobRow["status"] | undefined;
-    if (!(await hasOpenPages(tx, job.id))) {
+    if (!open) {
       ended = fresh.completed > 0 ? "completed" : "failed";
       await endJobIn(
         tx,
@@ -119,6 +125,12 @@ async function takeIn(tx: Tx, job: JobRow, candidates: NewPage[]): Promise<numbe
     .returning({ id: jobPages.id });
   return inserted.length;
 }
+
+/**
+ * True while the job has a page queued or dispatched: a column for the RETURNING of an update of
+ * jobs, written out qualified (drizzle leaves column names bare there, and both tables have an id).
+ */
+const openPages = sql<boolean>`exists (select 1 from job_pages p where p.job_id = jobs.id and p.status in ('queued', 'dispatched'))`;
 
 export async function hasOpenPages(tx: Tx | Db, jobId: string): Promise<boolean> {
   const [row] = await tx
