@@ -162,6 +162,14 @@ describe("crawl", () => {
     assert.equal(done.data[0].url, `${stack.site.url}/crawl/`);
     assert.equal(byUrl.get("/crawl/")?.depth, 0);
     assert.equal(byUrl.get("/crawl/b-js")?.depth, 2, "a link built by script is followed");
+    // The title comes with the links in one read of the page; each page has its own.
+    assert.deepEqual(
+      done.data
+        .filter((p: { url: string }) => /\/crawl\/(a|a1|b)$/.test(p.url))
+        .map((p: { metadata: { title?: string } }) => p.metadata.title)
+        .sort(),
+      ["Page A", "Page A1", "Page B"],
+    );
     const depths = done.data.map((p: { depth: number }) => p.depth);
     assert.deepEqual(depths, [...depths].sort(), "results come in breadth-first order");
     assert.equal(stack.site.hits("/crawl/blocked"), 0);

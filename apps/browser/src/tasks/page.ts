@@ -8,15 +8,23 @@ import type { GuardProxy } from "../net/guard-proxy.ts";
 import type { JobContexts } from "../page/job-contexts.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
 
-/** Every link target on the page as the browser resolved it (script-built links included). */
-async function linksOf(page: Page, max: number): Promise<string[]> {
+/**
+ * Every link target on the page as the browser resolved it (script-built links included), and the
+ * page's title in the same call (the reply's metadata would otherwise ask for it on its own).
+ */
+async function linksAndTitleOf(page: Page, max: number): Promise<{ links: string[]; title?: string }> {
   return page
     .evaluate(
-      (cap) =>
-        Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href).slice(0, cap),
+      (cap) => ({
+        links: Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href).slice(
+          0,
+          cap,
+        ),
+        title: document.title,
+      }),
       max,
     )
-    .catch(() => []);
+    .catch(() => ({ links: [] }));
 }
 
 /**
@@ -56,7 +64,9 @@ export async function runPageTask(
       ...hooks,
       onPage: task.discoverLinks
         ? async (page) => {
-            links = await linksOf(page, task.discoverLinks ?? 0);
+            const read = await linksAndTitleOf(page, task.discoverLinks ?? 0);
+            links = read.links;
+            return read.title === undefined ? undefined : { title: read.title };
           }
         : undefined,
     },

@@ -49,13 +49,19 @@ export async function runScrape(
     }
     const outcome = await renderFormats(page, req, req.formats);
     for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
-    await hooks.onPage?.(page);
+    const read = await hooks.onPage?.(page);
     const result: ScrapeResponse = {
       success: Object.keys(outcome.data).length > 0,
       data: outcome.data,
       errors: outcome.errors,
       metadata: {
-        ...(await pageFacts(page, outcome, req.url !== undefined, opened)),
+        ...(await pageFacts(
+          page,
+          outcome,
+          req.url !== undefined,
+          opened,
+          read ? Promise.resolve(read.title) : undefined,
+        )),
         statusCode: status,
         formats: req.formats,
         renders: req.formats.length,
