@@ -23,6 +23,7 @@ import { nextPages } from "./frontier.ts";
 import { JobRequests, pageRequestOf } from "./job-requests.ts";
 import { createJobsMetrics, RateWindow } from "./metrics.ts";
 import { consumeResults } from "./results.ts";
+import { Rounds } from "./rounds.ts";
 
 export { pageRequest } from "./dispatcher.ts";
 export { pickDispatches } from "./schedule.ts";
@@ -146,30 +147,16 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
       record({ jobId: job.id, pageId, taskId: "", reply: { ok: false, error: { code, message } } }),
   });
 
-  // Dispatch rounds: on a timer, and at once when woken (a job was created, a page finished).
+  // Dispatch rounds: at once when woken (a job was created, a page finished), else after JOBS_POLL_MS.
+  const rounds = new Rounds(
+    async () => {
+      await dispatcher.round();
+    },
+    config.JOBS_POLL_MS,
+    log,
+  );
   let stopping = false;
-  let running = false;
-  let again = false;
-  const wake = () => {
-    if (stopping) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    void (async () => {
-      do {
-        again = false;
-        try {
-          await dispatcher.round();
-        } catch (err) {
-          log(`dispatch round failed: ${(err as Error).message}`);
-        }
-      } while (again && !stopping);
-      running = false;
-    })();
-  };
-  const poll = setInterval(wake, config.JOBS_POLL_MS);
+  const wake = () => rounds.wake();
   const wakeSub = nc.subscribe(JOBS_WAKE_SUBJECT, { callback: () => wake() });
   const results = consumeResults(nc, record, log, (problem) => {
     metrics.malformedResults.inc();
@@ -223,11 +210,11 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     poke: wake,
     async stop() {
       stopping = true;
-      clearInterval(poll);
+      const roundsStopped = rounds.stop();
       clearInterval(sweep);
       wakeSub.unsubscribe();
       await results.stop();
-      while (running) await new Promise((r) => setTimeout(r, 20));
+      await roundsStopped;
       await usage.close();
       server?.close();
       await nc.drain().catch(() => {});
