@@ -1,5 +1,7 @@
 import type { Page } from "playwright-core";
 import { selectors } from "playwright-core";
+import type { PageState } from "../page/settle.ts";
+import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 import { CONTROL_ROLES } from "./controls-tree.ts";
 import { cssPathOf } from "./in-page.ts";
 
@@ -19,15 +21,23 @@ import { cssPathOf } from "./in-page.ts";
 const ENGINE = "bf-control-selectors";
 
 /**
- * The engine's body is either the wanted refs (`e3,e7`) or `roles:<max>:<role>,<role>...`: every element
- * the latest snapshot gave a ref with one of those roles, at most `max` of them.
+ * The engine's body is either the wanted refs (`e3,e7`) or `roles:<max>:<role>,<role>...[:<youngMs>]`:
+ * every element the latest snapshot gave a ref with one of those roles, at most `max` of them. It answers
+ * `{ selectors, title }`, and with `youngMs` the page's settle state too, read from the page's own world
+ * (see page/settle-script.ts) at the same moment.
  */
 const ENGINE_SOURCE = `(() => {
   const cssPathOf = ${cssPathOf.toString()};
+  const stateOf = (youngMs) => {
+    const out = document.createElement("div");
+    window.dispatchEvent(new MouseEvent(${JSON.stringify(SETTLE_GLOBAL)}, { detail: youngMs, relatedTarget: out }));
+    const text = out.getAttribute("data-state");
+    return text ? JSON.parse(text) : null;
+  };
   const selectorsOf = (root, body) => {
     const text = String(body);
     const byRole = text.startsWith("roles:");
-    const [, maxText, roleList] = byRole ? text.split(":") : [];
+    const [, maxText, roleList, youngText] = byRole ? text.split(":") : [];
     const roles = new Set(byRole ? roleList.split(",") : []);
     const wanted = new Set(byRole ? [] : text.split(",").filter(Boolean));
     const out = {};
@@ -45,7 +55,8 @@ const ENGINE_SOURCE = `(() => {
       for (let c = node.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
     }
     const answer = document.createElement("div");
-    answer.textContent = JSON.stringify(out);
+    const state = youngText ? stateOf(Number(youngText)) : undefined;
+    answer.textContent = JSON.stringify({ selectors: out, title: document.title, state });
     return answer;
   };
   return {
@@ -70,26 +81,42 @@ void engineReady();
 /** A ref of a frame's element (`f1e3`) is in another document; the engine reads the main frame only. */
 const inMainFrame = (ref: string) => /^e\d+$/.test(ref);
 
-/** One engine query; what it answered, as ref → selector (empty when it could not answer). */
-async function ask(page: Page, body: string): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  if (!(await engineReady())) return found;
+/** What one pass of the engine read: the selectors (ref → selector), the title, the settle state. */
+export interface PagePass {
+  selectors: Map<string, string>;
+  /** Undefined when the pass could not run. */
+  title?: string;
+  /** Only when asked for, and the page has the settle bookkeeping. */
+  state?: PageState;
+}
+
+/** One engine query; what it answered (no selectors when it could not answer). */
+async function ask(page: Page, body: string): Promise<PagePass> {
+  const pass: PagePass = { selectors: new Map() };
+  if (!(await engineReady())) return pass;
   const text = await page
     .locator(`${ENGINE}=${body}`)
     .textContent({ timeout: 2000 })
     .catch(() => null);
-  if (!text) return found;
+  if (!text) return pass;
   try {
-    for (const [ref, selector] of Object.entries(JSON.parse(text) as Record<string, unknown>))
-      if (typeof selector === "string" && selector) found.set(ref, selector);
+    const answer = JSON.parse(text) as {
+      selectors?: Record<string, unknown>;
+      title?: unknown;
+      state?: unknown;
+    };
+    for (const [ref, selector] of Object.entries(answer.selectors ?? {}))
+      if (typeof selector === "string" && selector) pass.selectors.set(ref, selector);
+    if (typeof answer.title === "string") pass.title = answer.title;
+    if (answer.state && typeof answer.state === "object") pass.state = answer.state as PageState;
   } catch {}
-  return found;
+  return pass;
 }
 
 /** The selectors of these refs from the page's latest AI snapshot; a ref missing here was not found. */
 export async function selectorsInOnePass(page: Page, refs: string[]): Promise<Map<string, string>> {
   const asked = refs.filter(inMainFrame);
-  return asked.length ? ask(page, asked.join(",")) : new Map();
+  return asked.length ? (await ask(page, asked.join(","))).selectors : new Map();
 }
 
 /**
@@ -101,8 +128,17 @@ export async function selectorsInOnePass(page: Page, refs: string[]): Promise<Ma
  * at all. What it leaves out, `addSelectors` looks up after.
  */
 export function controlSelectorsBeside(page: Page, max: number): Promise<Map<string, string>> {
-  return ask(page, `roles:${Math.max(1, Math.floor(max))}:${[...CONTROL_ROLES].join(",")}`).catch(
-    () => new Map<string, string>(),
+  return pageBeside(page, max).then((pass) => pass.selectors);
+}
+
+/**
+ * The same pass, answering the page's title as well, and with `youngMs` its settle state (see
+ * page/settle.ts `youngFor`) read right after the snapshot in front of it: one round trip for all three.
+ */
+export function pageBeside(page: Page, max: number, youngMs?: number): Promise<PagePass> {
+  const young = youngMs === undefined ? "" : `:${Math.max(0, Math.round(youngMs))}`;
+  return ask(page, `roles:${Math.max(1, Math.floor(max))}:${[...CONTROL_ROLES].join(",")}${young}`).catch(
+    () => ({ selectors: new Map<string, string>() }),
   );
 }
 

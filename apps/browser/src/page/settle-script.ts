@@ -12,7 +12,14 @@
  *   not count), timers due within SHORT_MS that were not set by a chain of timers (a ticking loop),
  *   frame callbacks not asked for by a chain of frame callbacks (an animation loop),
  *   websockets and EventSources that have not yet received their first message, and a meta refresh;
- *   each only while it is young, so what never ends is ignored.
+ *   each only while it is young, so what never ends is ignored;
+ * - when the page last posted a message (window or MessageChannel: a task it queued for itself, as
+ *   React's scheduler does), and how many frame callbacks it asked for are still to run.
+ *
+ * The controls map's in-page pass (formats/control-selectors.ts) runs in Playwright's isolated world,
+ * which sees none of this; it reads the state through a MouseEvent named SETTLE_GLOBAL dispatched on
+ * the window, whose relatedTarget is a detached element the state is written onto as an attribute. The
+ * listener is the window's first capturing one and stops the event there: no page script sees it.
  */
 export const SETTLE_GLOBAL = "__browserfleetSettle";
 
@@ -103,10 +110,24 @@ export const SETTLE_SCRIPT = `(() => {
       return caf.call(window, id);
     };
   }
+  // Messages the page posts to itself are tasks it queued: when it last did so.
+  let lastPosted = -1;
+  const Port = window.MessagePort;
+  const portPost = Port.prototype.postMessage;
+  Port.prototype.postMessage = function (...args) {
+    lastPosted = now();
+    return portPost.apply(this, args);
+  };
+  const postWindow = window.postMessage;
+  window.postMessage = function (...args) {
+    lastPosted = now();
+    return postWindow.apply(this, args);
+  };
+
   const afterTask = (then) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => then();
-    channel.port2.postMessage(0);
+    portPost.call(channel.port2, 0);
   };
 
   const requests = new Map();
@@ -185,6 +206,7 @@ export const SETTLE_SCRIPT = `(() => {
   };
 
   const state = (youngMs) => {
+    listen();
     const t = now();
     let pendingRequests = 0;
     for (const started of requests.values()) if (t - started < youngMs) pendingRequests++;
@@ -203,8 +225,21 @@ export const SETTLE_SCRIPT = `(() => {
       height: document.documentElement ? document.documentElement.scrollHeight : 0,
       lastChange,
       origin: performance.timeOrigin,
+      pendingFrames: frames.size,
+      lastPosted,
     };
   };
+
+  const bridge = (e) => {
+    const out = e.relatedTarget;
+    if (!out || typeof out.setAttribute !== "function" || out.isConnected) return;
+    e.stopImmediatePropagation();
+    out.setAttribute("data-state", JSON.stringify(state(Number(e.detail) || 0)));
+  };
+  // document.open() (page.setContent) takes the window's listeners away: every read puts it back (adding
+  // the same listener twice adds it once).
+  const listen = () => window.addEventListener(KEY, bridge, true);
+  listen();
 
   Object.defineProperty(window, KEY, {
     enumerable: false,

@@ -48,6 +48,10 @@ export interface PageState {
   lastChange?: number;
   /** The document's time origin: tells one document from the next. */
   origin?: number;
+  /** Frame callbacks a handler asked for that have not run yet (an animation loop's are not counted). */
+  pendingFrames?: number;
+  /** When the page last posted a message, a task it queued for itself (-1: never). */
+  lastPosted?: number;
 }
 
 const COUNTED: Record<string, number> = {

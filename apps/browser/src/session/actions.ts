@@ -7,34 +7,45 @@ import { actionKind, handlerOf } from "./action-handlers.ts";
 import { withSettle } from "./settle.ts";
 import type { ActionCtx } from "./targets.ts";
 
-export interface RunActionsOptions {
+export interface RunActionsOptions<S = unknown> {
   /** The most the whole run may take (ms); an action that would start past it fails with code "timeout" and the rest are skipped. */
   budgetMs: number;
   /** The most one action may wait for its element (ms); default 10 s, never past the budget. */
   actionTimeoutMs?: number;
   /** Called after each action that ran, for metrics. */
   onAction?: (action: string, ok: boolean, ms: number) => void;
+  /**
+   * After the last action, read the result right away instead of first waiting for the page's handlers
+   * (see withSettle); not after a wait, navigate or back, whose page is still to come.
+   */
+  speculate?: () => Promise<S | undefined>;
 }
+
+/** Actions after which the page is still on its way: nothing to read at once. */
+const NOT_SPECULATED = new Set(["wait", "navigate", "back"]);
 
 const DEFAULT_ACTION_TIMEOUT_MS = 10_000;
 /** How long past the budget a stuck browser call may run before the run gives up on it. */
 const BUDGET_SLACK_MS = 500;
 
 /** Run the actions in order on the page; the first failure stops the run and skips the rest. */
-export async function runActions(
+export async function runActions<S = unknown>(
   page: Page,
   proxy: GuardProxy,
   actions: Action[],
-  opts: RunActionsOptions,
+  opts: RunActionsOptions<S>,
 ): Promise<{
   outcomes: ActionOutcome[];
   stoppedAt: number | null;
   /** The page's settle state after the last action, when it ran and started nothing (see withSettle). */
   state?: PageState;
+  /** What `speculate` read after the last action, when it was kept. */
+  speculated?: S;
 }> {
   const since = Date.now();
   const deadline = since + opts.budgetMs;
   let state: PageState | undefined;
+  let speculated: S | undefined;
   const outcomes: ActionOutcome[] = [];
   let stoppedAt: number | null = null;
   // Every main-frame navigation hop of the current action, to explain a refused one.
@@ -65,25 +76,33 @@ export async function runActions(
       }
       hops = [];
       state = undefined;
+      speculated = undefined;
       const started = performance.now();
+      let notActing = 0;
       let error: { code: string; message: string } | undefined;
       try {
-        state = await runOne(
+        const speculate =
+          index === actions.length - 1 && !NOT_SPECULATED.has(action) ? opts.speculate : undefined;
+        const done = await runOne(
           page,
           a,
           { deadline, actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS },
           since,
+          speculate,
         );
+        ({ state, speculated } = done);
+        notActing = done.speculateMs ?? 0;
         const blocked = await blockedNavigation(proxy, hops);
         if (blocked) error = { code: "ssrf_blocked", message: blocked };
       } catch (err) {
         const refused = hops.map((r) => proxy.refusalFor(r.url())).find((e) => e !== undefined);
         error = refused ? { code: "ssrf_blocked", message: refused.message } : actionErrorOf(err);
       }
-      const ms = Math.round(performance.now() - started);
+      const ms = Math.round(performance.now() - started - notActing);
       opts.onAction?.(action, !error, ms);
       if (error) {
         state = undefined;
+        speculated = undefined;
         stoppedAt = index;
         outcomes.push({
           index,
@@ -97,24 +116,36 @@ export async function runActions(
   } finally {
     page.off("request", onRequest);
   }
-  return { outcomes, stoppedAt, ...(state ? { state } : {}) };
+  return {
+    outcomes,
+    stoppedAt,
+    ...(state ? { state } : {}),
+    ...(speculated !== undefined ? { speculated } : {}),
+  };
 }
 
 /** Runs one action and settles after it; the page's settle state when the action started nothing. */
-async function runOne(page: Page, a: Action, ctx: ActionCtx, since: number): Promise<PageState | undefined> {
+async function runOne<S>(
+  page: Page,
+  a: Action,
+  ctx: ActionCtx,
+  since: number,
+  speculate?: () => Promise<S | undefined>,
+): Promise<{ state?: PageState; speculated?: S; speculateMs?: number }> {
   const { kind, args, run } = handlerOf(a);
   // Never reported ok having done nothing.
   if (!run) throw new ActionError("unavailable", `this browser worker cannot run ${kind} actions`);
   // Waits settle nothing: they are the waiting.
   if (kind === "wait") {
     await budgeted(run(page, args, ctx), ctx);
-    return undefined;
+    return {};
   }
   const settled = await withSettle(page, () => budgeted(run(page, args, ctx), ctx), {
     deadline: ctx.deadline,
     since,
+    ...(speculate ? { speculate } : {}),
   });
-  return settled.state;
+  return { state: settled.state, speculated: settled.speculated, speculateMs: settled.speculateMs };
 }
 
 /** Races a browser call against the budget, so a call without its own timeout cannot hang the run. */

@@ -2,6 +2,7 @@ import { decodeJson, encodeJson, SESSION_ENDED_SUBJECT, sessionSubject } from "@
 import {
   type ActResponse,
   describeIssues,
+  type Format,
   type SessionActMessage,
   type SessionActReply,
   type SessionCloseReply,
@@ -23,9 +24,16 @@ import type { GuardProxy } from "../net/guard-proxy.ts";
 import { newTaskContext } from "../page/context.ts";
 import { pageFacts } from "../page/facts.ts";
 import { openPage } from "../page/navigation.ts";
-import { defaultSettleBudget, type PageState as SettledState, settlePage } from "../page/settle.ts";
+import {
+  defaultSettleBudget,
+  type PageState as SettledState,
+  type SettleReason,
+  settlePage,
+  youngFor,
+} from "../page/settle.ts";
 import { runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
+import { type QuietRead, quietRead } from "./quiet-read.ts";
 
 /** After an act, the longest to wait for what it set going: an agent waits for every act. */
 const ACT_SETTLE_MAX_MS = 3_000;
@@ -224,56 +232,38 @@ export class SessionHost {
     this.#arm(s);
     const end = this.metrics.actDuration.startTimer();
     try {
-      const run = await runActions(s.page, this.proxy, m.actions, {
-        budgetMs: m.budgetMs,
-        onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
-      });
-      // What the actions set going (a menu built by script, results fetched) is in the state returned.
-      const settled = Date.now();
-      const settle = await settlePage(s.page, {
-        deadline: settled + Math.min(ACT_SETTLE_MAX_MS, s.request.wait?.budget ?? defaultSettleBudget()),
-        proxy: this.proxy,
-        quietMs: ACT_QUIET_MS,
-        // A long-poll or stream the page had open before the act is not the act's to wait for.
-        since: actStart,
-        first: run.state,
-      }).catch(() => undefined);
       const formats = m.formats ?? s.request.formats;
       // Changes are told from a fresh controls map, whatever else was asked for.
       const rendered =
         m.changesOnly && !formats.includes("controls") ? [...formats, "controls" as const] : formats;
-      const unchanged = overlaysStillClear(s.overlaysClear, settle?.state);
-      // The page is settled and no overlay will be cleared (which may change it): its title is read
-      // beside the formats rather than after them.
-      const title = unchanged || s.request.overlays === "keep" ? s.page.title() : undefined;
-      title?.catch(() => {});
-      const outcome = await renderFormats(
-        s.page,
-        unchanged ? { ...s.request, overlays: "keep" } : s.request,
-        rendered,
-      );
-      if (!unchanged) s.overlaysClear = clearAt(outcome, settle?.state);
+      // A controls map alone is read right after the last action, with the page's state at that moment:
+      // kept when the page had nothing left to do (see quietRead), which spares waiting for a task and a
+      // frame (after a key press, the next frame) and the round trips of a settle and a title.
+      const speculate =
+        rendered.length === 1 && rendered[0] === "controls"
+          ? () =>
+              quietRead(s.page, {
+                visibleOnly: s.request.controls?.visibleOnly ?? true,
+                limit: s.request.controls?.limit ?? 200,
+                youngMs: youngFor(actStart),
+                quietMs: ACT_QUIET_MS,
+                overlaysClear: (state) =>
+                  s.request.overlays === "keep" || overlaysStillClear(s.overlaysClear, state),
+              })
+          : undefined;
+      const run = await runActions(s.page, this.proxy, m.actions, {
+        budgetMs: m.budgetMs,
+        onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
+        ...(speculate ? { speculate } : {}),
+      });
+      const { outcome, settle, title } = run.speculated
+        ? quietOutcome(run.speculated)
+        : await this.#settleAndRender(s, run.state, actStart, rendered);
       const now = stateShown(outcome);
       const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
       if (now) s.shown = now;
       if (m.changesOnly) delete outcome.data.controls;
-      const facts = await pageFacts(
-        s.page,
-        outcome,
-        true,
-        {
-          ...(settle
-            ? {
-                settle: {
-                  reason: settle.reason,
-                  ms: Date.now() - settled,
-                  ...(settle.redirects.length ? { redirects: settle.redirects } : {}),
-                },
-              }
-            : {}),
-        },
-        title,
-      );
+      const facts = await pageFacts(s.page, outcome, true, settle ? { settle } : {}, title);
       s.lastActiveAt = Date.now();
       this.#arm(s);
       const result: ActResponse = {
@@ -310,6 +300,73 @@ export class SessionHost {
       end();
     }
   }
+
+  /**
+   * After the actions: wait for what they set going (a menu built by script, results fetched), then
+   * render the formats.
+   */
+  async #settleAndRender(
+    s: LiveSession,
+    first: SettledState | undefined,
+    actStart: number,
+    rendered: readonly Format[],
+  ): Promise<ActPage> {
+    const settled = Date.now();
+    const settle = await settlePage(s.page, {
+      deadline: settled + Math.min(ACT_SETTLE_MAX_MS, s.request.wait?.budget ?? defaultSettleBudget()),
+      proxy: this.proxy,
+      quietMs: ACT_QUIET_MS,
+      // A long-poll or stream the page had open before the act is not the act's to wait for.
+      since: actStart,
+      first,
+    }).catch(() => undefined);
+    const unchanged = overlaysStillClear(s.overlaysClear, settle?.state);
+    // The page is settled and no overlay will be cleared (which may change it): its title is read
+    // beside the formats rather than after them.
+    const title = unchanged || s.request.overlays === "keep" ? s.page.title() : undefined;
+    title?.catch(() => {});
+    const outcome = await renderFormats(
+      s.page,
+      unchanged ? { ...s.request, overlays: "keep" } : s.request,
+      rendered,
+    );
+    if (!unchanged) s.overlaysClear = clearAt(outcome, settle?.state);
+    return {
+      outcome,
+      ...(settle
+        ? {
+            settle: {
+              reason: settle.reason,
+              ms: Date.now() - settled,
+              ...(settle.redirects.length ? { redirects: settle.redirects } : {}),
+            },
+          }
+        : {}),
+      ...(title ? { title } : {}),
+    };
+  }
+}
+
+/** The page after an act: its formats, how the wait for it ended, and its title when read already. */
+interface ActPage {
+  outcome: FormatOutcome;
+  settle?: { reason: SettleReason; ms: number; redirects?: string[] };
+  title?: Promise<string>;
+}
+
+/** The page as a quiet read found it, settled when the last action ended. */
+function quietOutcome(q: QuietRead): ActPage {
+  return {
+    outcome: {
+      data: { controls: q.controls },
+      errors: {},
+      controlsText: q.text,
+      timings: {},
+      ...(q.truncated ? { controlsTruncated: true } : {}),
+    },
+    settle: { reason: "quiet", ms: 0 },
+    title: Promise.resolve(q.title),
+  };
 }
 
 interface OverlaysClear {

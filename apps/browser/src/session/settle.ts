@@ -11,17 +11,27 @@ const LOAD_MS = 10_000;
 /** After a navigation request finished without a commit (204, download), how long to wait for one. */
 const COMMIT_AFTER_FINISH_MS = 300;
 
-export interface SettleOptions {
+export interface SettleOptions<S = unknown> {
   /** Absolute time (Date.now()) past which settling never waits. */
   deadline?: number;
   /** Date.now() time: the page's fetches, XHRs and streams started before it are not the action's. */
   since?: number;
   quietMs?: number;
   loadMs?: number;
+  /**
+   * Read the page's result right after the action, instead of first waiting for its handlers: kept
+   * when it says the page has nothing left to do (it answers undefined otherwise) and the action
+   * started no request and no navigation; else the settle goes on as without it.
+   */
+  speculate?: () => Promise<S | undefined>;
 }
 
-export interface Settled<T> {
+export interface Settled<T, S = unknown> {
   value: T;
+  /** What `speculate` read, when it was kept: the page as it stands, settled. */
+  speculated?: S;
+  /** How long `speculate` took, kept or not (not the action's time). */
+  speculateMs?: number;
   /** Main-frame navigation requests the action started, redirect hops included, in order. */
   navigations: Request[];
   /** The main frame committed a new document (or a same-document navigation). */
@@ -74,11 +84,11 @@ async function handlersRan(page: Page, ms: number, youngMs: number): Promise<Pag
  * Run an action, then wait (bounded, never failing) for the page to settle: for the navigation
  * it started to reach `load`, else for the requests it started to finish.
  */
-export async function withSettle<T>(
+export async function withSettle<T, S = unknown>(
   page: Page,
   fn: () => Promise<T>,
-  opts: SettleOptions = {},
-): Promise<Settled<T>> {
+  opts: SettleOptions<S> = {},
+): Promise<Settled<T, S>> {
   const pending = new Set<Request>();
   const navigations: Request[] = [];
   let committed = false;
@@ -137,11 +147,20 @@ export async function withSettle<T>(
 
   try {
     const value = await fn();
+    const quiet = () => !navigations.length && !committed && !pending.size && !sawRequest;
+    let speculateMs: number | undefined;
+    if (opts.speculate) {
+      const started = performance.now();
+      // Its answer comes after the reports of any request the action started (see below).
+      const speculated = await opts.speculate().catch(() => undefined);
+      speculateMs = performance.now() - started;
+      if (speculated !== undefined && quiet())
+        return { value, navigations, committed, speculated, speculateMs };
+    }
     // Let the page's handlers for the action run (a task, and a frame if they asked for one). A request
     // they start is reported on the same DevTools session before this round trip's answer, so it is in
     // `pending` by then.
     const ran = await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()), youngFor(opts.since));
-    const quiet = () => !navigations.length && !committed && !pending.size && !sawRequest;
     const state = quiet() ? ran : undefined;
 
     if (!navigations.length && !committed && pending.size) {
@@ -161,7 +180,13 @@ export async function withSettle<T>(
       const left = end - Date.now();
       if (committed && left > 0) await page.waitForLoadState("load", { timeout: left }).catch(() => {});
     }
-    return { value, navigations, committed, ...(state && quiet() ? { state } : {}) };
+    return {
+      value,
+      navigations,
+      committed,
+      ...(state && quiet() ? { state } : {}),
+      ...(speculateMs !== undefined ? { speculateMs } : {}),
+    };
   } finally {
     wake = undefined;
     page.off("request", onRequest);
