@@ -88,6 +88,34 @@ describe("MCP one-request transport", () => {
     assert.equal("error" in response && response.error.code, -32601);
   });
 
+  test("given its server, the transport answers exactly as through the server's message listener", async () => {
+    const requests = [
+      call,
+      { jsonrpc: "2.0", id: "x", method: "no/such/method" },
+      { jsonrpc: "2.0", id: 8, method: "tools/call", params: { arguments: {} } },
+      { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "boom", arguments: {} } },
+      { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "t", task: { ttl: 1000 } } },
+    ] as JSONRPCRequest[];
+    const handler = async (req: { params: { name: string } }) => {
+      if (req.params.name === "boom") throw new Error("handler failed");
+      return { content: [{ type: "text", text: `called ${req.params.name}` }] };
+    };
+    for (const request of requests) {
+      const viaListener = new OneRequestTransport();
+      const s1 = server(handler as never);
+      await s1.connect(viaListener);
+      const s2 = server(handler as never);
+      const direct = new OneRequestTransport(s2);
+      await s2.connect(direct);
+      const extra = { requestInfo: { headers: {} } };
+      assert.deepEqual(
+        await direct.handle(request, extra),
+        await viaListener.handle(request, extra),
+        `${request.method} ${request.id}`,
+      );
+    }
+  });
+
   // The timeout only stops a hang if the abort never comes.
   test("a caller leaving before the answer aborts the handler, and nothing is answered", {
     timeout: 30_000,

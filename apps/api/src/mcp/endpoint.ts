@@ -204,7 +204,7 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
     const { server, answered } = buildServer(ctx, req);
     const request = singleRequest(req);
     if (request) {
-      const one = new OneRequestTransport();
+      const one = new OneRequestTransport(server);
       // Closed only if the caller left before the answer: that aborts the handler's request.
       res.on("close", () => {
         if (!res.writableFinished) void one.close();
