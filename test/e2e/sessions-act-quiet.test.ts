@@ -85,6 +85,33 @@ document.getElementById("q").addEventListener("input", (e) => {
     });
   }
 
+  test("a key that scrolls the page: what the page's scroll listener adds is in the answer", async () => {
+    const tall = `<div style="height:3000px"><h1>Long</h1><ul id="out"></ul></div><script>
+window.addEventListener("scroll", () => {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = "Loaded on scroll";
+  document.getElementById("out").appendChild(b);
+}, { once: true });
+</script>`;
+    const s = (await stack.post("/web/v1/session", { html: tall })).body;
+    try {
+      const first = await act({
+        sessionId: s.sessionId,
+        actions: [{ press: "Shift" }],
+        formats: ["controls"],
+      });
+      assert.equal(first.body.success, true, JSON.stringify(first.body));
+      const r = await act({ sessionId: s.sessionId, actions: [{ press: "End" }], formats: ["controls"] });
+      assert.ok(
+        names(r.body.data.controls).includes("Loaded on scroll"),
+        JSON.stringify(r.body.data.controls),
+      );
+    } finally {
+      await close(s.sessionId);
+    }
+  });
+
   test("typing that a timer answers (suggestions): the suggestion is in the answer and in its changes", async () => {
     const s = (await stack.post("/web/v1/session", { html: page(`${stack.site.url}/api/slow-json?ms=60`) }))
       .body;

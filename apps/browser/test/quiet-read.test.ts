@@ -33,6 +33,7 @@ describe("isDone: the page has nothing left to do by its own bookkeeping", () =>
     assert.equal(isDone({ ...quiet, pendingRequests: 1 }, 80), false, "a fetch in flight");
     assert.equal(isDone({ ...quiet, lastActivity: 4_950 }, 80), false, "a change 50 ms ago");
     assert.equal(isDone({ ...quiet, readyState: "loading" }, 80), false);
+    assert.equal(isDone({ ...quiet, frameHooks: 1 }, 80), false, "a scroll listener or an observer");
   });
 });
 

@@ -1,3 +1,5 @@
+import { SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
+
 /**
  * The bookkeeping `wait.until: auto` reads, installed in every frame before any page script runs
  * (context.addInitScript). It is plain JavaScript in a string, not a function: Playwright would
@@ -14,7 +16,8 @@
  *   websockets and EventSources that have not yet received their first message, and a meta refresh;
  *   each only while it is young, so what never ends is ignored;
  * - when the page last posted a message (window or MessageChannel: a task it queued for itself, as
- *   React's scheduler does), and how many frame callbacks it asked for are still to run.
+ *   React's scheduler does), how many frame callbacks it asked for are still to run, and how many hooks
+ *   it set that run in a rendering step unasked (scroll listeners, Intersection and Resize observers).
  *
  * The controls map's in-page pass (formats/control-selectors.ts) runs in Playwright's isolated world,
  * which sees none of this; it reads the state through a MouseEvent named SETTLE_GLOBAL dispatched on
@@ -124,6 +127,24 @@ export const SETTLE_SCRIPT = `(() => {
     return postWindow.apply(this, args);
   };
 
+  // What runs in the page's next rendering step, unasked by any frame callback: scroll events and
+  // IntersectionObserver callbacks (counted by the scroll hooks script, page/scroll-hooks.ts, when the
+  // context has it), and ResizeObserver callbacks.
+  let resizeObservers = 0;
+  const RO = window.ResizeObserver;
+  if (RO) {
+    window.ResizeObserver = new Proxy(RO, {
+      construct(target, args, newTarget) {
+        resizeObservers++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
+  const frameHooks = () => {
+    const scrollHooks = window[${JSON.stringify(SCROLL_HOOKS_GLOBAL)}];
+    return resizeObservers + (scrollHooks ? scrollHooks.hooks : 0);
+  };
+
   const afterTask = (then) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => then();
@@ -227,6 +248,7 @@ export const SETTLE_SCRIPT = `(() => {
       origin: performance.timeOrigin,
       pendingFrames: frames.size,
       lastPosted,
+      frameHooks: frameHooks(),
     };
   };
 

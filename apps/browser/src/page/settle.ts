@@ -52,6 +52,8 @@ export interface PageState {
   pendingFrames?: number;
   /** When the page last posted a message, a task it queued for itself (-1: never). */
   lastPosted?: number;
+  /** Hooks the page set that its next rendering step may run (scroll listeners, Intersection and Resize observers). */
+  frameHooks?: number;
 }
 
 const COUNTED: Record<string, number> = {

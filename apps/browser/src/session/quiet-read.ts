@@ -17,7 +17,8 @@ export interface QuietRead {
  * the title and the page's settle state, asked right behind it: the same two calls as the controls
  * format alone); undefined when the page is not done, which the state read right after the snapshot
  * tells: anything it still has to do (a timer due, a request in flight, a frame callback or a message
- * it queued, a change within `quietMs`) could change what the snapshot shows. Undefined too when the
+ * it queued, a change within `quietMs`) or may do at its next rendering step (a scroll listener, an
+ * Intersection or Resize observer) could change what the snapshot shows. Undefined too when the
  * page has no settle bookkeeping to ask.
  */
 export async function quietRead(
@@ -49,6 +50,9 @@ export async function quietRead(
 /** Pure: the page has nothing left to do, by its own bookkeeping (see page/settle-script.ts). */
 export function isDone(state: PageState, quietMs: number): boolean {
   if ((state.pendingFrames ?? 0) > 0) return false;
+  // An action's next rendering step may run these (a key that scrolls the page fires its scroll
+  // listeners there); waiting for the page's handlers waits for that step after input.
+  if ((state.frameHooks ?? 0) > 0) return false;
   if (state.lastPosted !== undefined && state.lastPosted >= 0 && state.now - state.lastPosted < quietMs)
     return false;
   return settleWait(state, { count: 0, lastEnd: 0, now: 0 }, quietMs) === 0;
