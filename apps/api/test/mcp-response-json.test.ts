@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { OneRequestTransport } from "../src/mcp/one-request.ts";
-import { responseJson } from "../src/mcp/response-json.ts";
+import { endJson, responseParts } from "../src/mcp/response-json.ts";
+
+const responseJson = (...args: Parameters<typeof responseParts>) => responseParts(...args).join("");
 
 const call = { jsonrpc: "2.0", id: "call-1", method: "tools/call", params: { name: "t", arguments: {} } };
 
@@ -54,5 +58,26 @@ describe("MCP response bytes", () => {
     const plain = await answer({ content: [{ type: "text", text: "no structured content" }] });
     assert.equal(responseJson(plain, { value: structured, json }), JSON.stringify(plain));
     assert.equal(responseJson(plain), JSON.stringify(plain));
+  });
+
+  test("the parts go out as one JSON body with its length in bytes, whatever characters it holds", async () => {
+    const wide = { ...structured, data: { markdown: "Ünïcödé — 日本語 🙂 ".repeat(500) } };
+    const wideJson = JSON.stringify(wide);
+    const response = await answer({ content: [{ type: "text", text: wideJson }], structuredContent: wide });
+    const parts = responseParts(response, { value: wide, json: wideJson });
+    assert.equal(parts.length, 3, "the structured JSON is a part of its own");
+    const server = createServer((_req, res) => endJson(res, parts));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "application/json");
+      assert.equal(Number(res.headers.get("content-length")), body.length);
+      assert.equal(body.toString("utf8"), parts.join(""));
+      assert.deepEqual(JSON.parse(body.toString("utf8")), JSON.parse(JSON.stringify(response)));
+    } finally {
+      server.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { OneRequestTransport, singleRequest } from "./one-request.ts";
 import { isLoopbackBind, originGuard } from "./origin-guard.ts";
-import { responseJson, type SerialisedContent } from "./response-json.ts";
+import { endJson, responseParts, type SerialisedContent } from "./response-json.ts";
 import { notYet, type Tool, toolsFor } from "./tools.ts";
 
 const text = (value: unknown, isError = false): CallToolResult => ({
@@ -218,8 +218,7 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
           },
         },
       });
-      res.status(200).setHeader("Content-Type", "application/json");
-      res.end(responseJson(response, answered.serialised));
+      endJson(res, responseParts(response, answered.serialised));
       return;
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
