@@ -155,4 +155,30 @@ describe("MCP over HTTP", () => {
     assert.equal(await balance(rich.key), 1_000_000 - rounds * 1_000, "rich paid for its own calls");
     assert.equal(await balance(poor.key), 500, "poor was charged for nothing");
   });
+
+  test("interleaved calls for different pages each carry their own page, the same in text and structuredContent", async () => {
+    const scrape = (page: string, id: number) =>
+      post(
+        {
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "web_scrape", arguments: { url: `${stack.site.url}${page}` } },
+        },
+        { authorization: `Bearer ${stack.key}` },
+      ).then((answer) => ({ page, answer }));
+    const calls = [];
+    for (let i = 1; i <= 6; i++) calls.push(scrape("/article", 2 * i), scrape("/page2", 2 * i + 1));
+    for (const { page, answer } of await Promise.all(calls)) {
+      assert.equal(answer.status, 200);
+      const { result } = answer.body;
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+      assert.equal(result.structuredContent.metadata.url, `${stack.site.url}${page}`);
+      const [own, other] =
+        page === "/article" ? [/Fixture Article/, /Page Two/] : [/Page Two/, /Fixture Article/];
+      assert.match(result.structuredContent.data.markdown, own);
+      assert.doesNotMatch(result.structuredContent.data.markdown, other);
+    }
+  });
 });
