@@ -54,6 +54,28 @@ function inputVerdict(input: Element): Verdict {
   return BUTTON_INPUTS.has(type) && input.getAttribute("value")?.trim() ? "label" : "remove";
 }
 
+/** Utility classes that hide an element at every screen size (Bootstrap's, Tailwind's, BEM-style states). */
+const HIDDEN_CLASS = /^(?:hide|hidden|d-none|is-hidden|u-hidden|display-none|invisible)$/;
+/** A class that shows it again from some screen size up ("d-md-block", "md:flex", "visible-lg"). */
+const SHOWN_AT_SIZE = /^(?:d-(?:sm|md|lg|xl|xxl)-(?!none)|(?:sm|md|lg|xl|2xl):(?!hidden)|visible-)/;
+
+const classTokens = (el: Element) => el.getAttribute("class")?.trim().split(/\s+/) ?? [];
+
+function hiddenByClass(el: Element): boolean {
+  const tokens = classTokens(el);
+  if (!tokens.some((t) => HIDDEN_CLASS.test(t)) || tokens.some((t) => SHOWN_AT_SIZE.test(t))) return false;
+  // One of a set of alternatives where another is shown (the other tabs' lists, the swatches past
+  // the first few) is content one click away, like a tab panel.
+  const own = tokens.filter((t) => !HIDDEN_CLASS.test(t));
+  if (own.length === 0) return true;
+  for (const sib of el.parentElement?.children ?? []) {
+    if (sib === el) continue;
+    const theirs = classTokens(sib);
+    if (!theirs.some((t) => HIDDEN_CLASS.test(t)) && own.every((t) => theirs.includes(t))) return false;
+  }
+  return true;
+}
+
 function verdict(el: Element): Verdict {
   const tag = el.nodeName.toUpperCase();
   if (NEVER_CONTENT.has(tag)) return "remove";
@@ -66,6 +88,7 @@ function verdict(el: Element): Verdict {
   if (el.getAttribute("aria-hidden")?.trim().toLowerCase() === "true") return "hidden";
   const style = el.getAttribute("style");
   if (style && HIDDEN_STYLE.test(style)) return "hidden";
+  if (hiddenByClass(el)) return "hidden";
   if (tag === "IMG") return isTrackingPixel(el) ? "remove" : "keep";
   if (tag === "INPUT") return inputVerdict(el);
   if (tag === "DIALOG" && !el.hasAttribute("open")) return "remove";

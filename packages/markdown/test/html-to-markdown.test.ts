@@ -236,6 +236,25 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /Your cart is empty/);
   });
 
+  it("leaves out what a utility class hides at every size, not what it shows from some size up or another tab's list", () => {
+    const out = md(`<html><body><h1>Staple Tee</h1><p>Regular fit, 5.3 oz combed cotton.</p>
+      <dl class="productView-info hide"><dt>cat_thumb_Bone:</dt><dd>thumb_bone_1.jpg</dd></dl>
+      <div class="d-none">Mobile menu: Shop, Outlet, Stores</div>
+      <div class="hidden md:block">Free shipping over $50</div>
+      <div class="d-none d-lg-flex">Size guide: S, M, L</div>
+      <div class="tabs"><ul class="templates-list">Work: Weekly review</ul>
+        <ul class="templates-list hidden">Personal: Habit tracker</ul></div>
+      <ul class="swatches"><li class="swatch">Amberlight</li><li class="swatch">Bluestone</li><li class="swatch hidden">Meadowlark</li></ul>
+      </body></html>`);
+    assert.match(out, /Regular fit/);
+    assert.doesNotMatch(out, /cat_thumb_Bone|thumb_bone/, "a dl hidden by the theme's .hide");
+    assert.doesNotMatch(out, /Mobile menu/);
+    assert.match(out, /Free shipping over \$50/, "hidden on phones only");
+    assert.match(out, /Size guide/, "hidden on phones only");
+    assert.match(out, /Personal: Habit tracker/, "another tab's list is one click away");
+    assert.match(out, /Meadowlark/, "a swatch past the first few is one click away");
+  });
+
   it("reads a script-built page from its <noscript> when that is where its content is", () => {
     const page = (visible: string) =>
       md(`<html><body><div id="app">${visible}</div><noscript><div class="crawler">
