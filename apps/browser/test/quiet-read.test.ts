@@ -103,6 +103,45 @@ describe("the controls map's in-page pass reads the page's settle state", () => 
     await page.close();
   });
 
+  it("between actions, handlers that queued work are waited for; with nothing queued since the last read, the state is read at once", async () => {
+    const page = await context.newPage();
+    await page.goto(`${site.url}/form`);
+    // As the page would after an action: a handler posts a message to itself whose handler changes the
+    // page, or a timer, or a frame callback; the wait must end after that change.
+    // A string, not a function: the bundler would wrap the inner functions in a helper the page lacks.
+    const after = (await page.evaluate(`(async () => {
+      const api = window[${JSON.stringify(SETTLE_GLOBAL)}];
+      const run = async (queue) => {
+        const seen = api.state(0);
+        let changed = false;
+        queue(() => {
+          document.body.append("x");
+          changed = true;
+        });
+        const state = await api.handlersRan(0, seen);
+        return { changed, asked: state.asked - seen.asked };
+      };
+      const queued = [
+        await run((then) => {
+          const c = new MessageChannel();
+          c.port1.onmessage = then;
+          c.port2.postMessage(0);
+        }),
+        await run((then) => requestAnimationFrame(then)),
+        await run((then) => window.postMessage("go", "*") || window.addEventListener("message", then, { once: true })),
+      ];
+      const seen = api.state(0);
+      const quiet = await api.handlersRan(0, seen);
+      return { queued, quietAsked: quiet.asked - seen.asked };
+    })()`)) as { queued: Array<{ changed: boolean; asked: number }>; quietAsked: number };
+    for (const q of after.queued) {
+      assert.equal(q.changed, true, "the queued work ran before the wait ended");
+      assert.ok(q.asked >= 1);
+    }
+    assert.equal(after.quietAsked, 0);
+    await page.close();
+  });
+
   it("is not kept while the page has work queued: a timer due", async () => {
     const page = await context.newPage();
     await page.goto(`${site.url}/form`);

@@ -34,6 +34,9 @@ export const SETTLE_SCRIPT = `(() => {
   const MAX_FRAME_CHAIN = 2;
   const now = () => performance.now();
   let lastActivity = -1;
+  // Every timer, frame callback, message, request or stream the page asked for: unchanged between two
+  // reads, the page queued nothing in between.
+  let asked = 0;
   let domReady = document.readyState !== "loading";
   const touch = () => { if (domReady) lastActivity = now(); };
   document.addEventListener("DOMContentLoaded", () => { domReady = true; }, { once: true, capture: true });
@@ -67,6 +70,7 @@ export const SETTLE_SCRIPT = `(() => {
   const clearT = window.clearTimeout;
   window.setTimeout = function (fn, delay, ...args) {
     if (typeof fn !== "function") return setT.call(window, fn, delay, ...args);
+    asked++;
     const ms = Number(delay) || 0;
     const depth = chain;
     let id = 0;
@@ -97,6 +101,7 @@ export const SETTLE_SCRIPT = `(() => {
   if (raf && caf) {
     window.requestAnimationFrame = function (fn) {
       if (typeof fn !== "function") return raf.call(window, fn);
+      asked++;
       const depth = frameChain;
       let id = 0;
       id = raf.call(window, function (t) {
@@ -119,11 +124,13 @@ export const SETTLE_SCRIPT = `(() => {
   const portPost = Port.prototype.postMessage;
   Port.prototype.postMessage = function (...args) {
     lastPosted = now();
+    asked++;
     return portPost.apply(this, args);
   };
   const postWindow = window.postMessage;
   window.postMessage = function (...args) {
     lastPosted = now();
+    asked++;
     return postWindow.apply(this, args);
   };
 
@@ -170,6 +177,7 @@ export const SETTLE_SCRIPT = `(() => {
     window.fetch = function (input, init) {
       let url = "";
       try { url = new URL(input instanceof Request ? input.url : String(input), location.href).href; } catch (e) {}
+      asked++;
       const id = begin(url);
       const p = origFetch.call(this, input, init);
       p.then(() => end(id), () => end(id));
@@ -185,6 +193,7 @@ export const SETTLE_SCRIPT = `(() => {
       return open.call(this, method, url, ...rest);
     };
     XHR.prototype.send = function (body) {
+      asked++;
       const id = begin(this.__bfUrl || "");
       this.addEventListener("loadend", () => end(id), { once: true });
       return send.call(this, body);
@@ -196,6 +205,7 @@ export const SETTLE_SCRIPT = `(() => {
     if (!Ctor) return Ctor;
     const Wrapped = function (...args) {
       const s = new Ctor(...args);
+      asked++;
       const id = nextRequest++;
       streams.set(id, now());
       const done = () => { if (streams.delete(id)) touch(); };
@@ -246,6 +256,7 @@ export const SETTLE_SCRIPT = `(() => {
       height: document.documentElement ? document.documentElement.scrollHeight : 0,
       lastChange,
       origin: performance.timeOrigin,
+      asked,
       pendingFrames: frames.size,
       lastPosted,
       frameHooks: frameHooks(),
@@ -269,13 +280,17 @@ export const SETTLE_SCRIPT = `(() => {
     value: {
       state,
       // Once the page has run a task, and the frame callbacks its handlers asked for if any: the state.
-      handlersRan: (youngMs) =>
-        new Promise((resolve) => {
-          afterTask(() => {
-            if (!frames.size || !raf) return resolve(state(youngMs));
-            raf.call(window, () => afterTask(() => resolve(state(youngMs))));
-          });
-        }),
+      // At once when, since seen (what a read before the action found), the page asked for nothing and
+      // set no hook its next rendering step runs: that task would run none of its work.
+      handlersRan: (youngMs, seen) =>
+        seen && seen.origin === performance.timeOrigin && seen.asked === asked && !frames.size && !frameHooks()
+          ? Promise.resolve(state(youngMs))
+          : new Promise((resolve) => {
+              afterTask(() => {
+                if (!frames.size || !raf) return resolve(state(youngMs));
+                raf.call(window, () => afterTask(() => resolve(state(youngMs))));
+              });
+            }),
     },
   });
 })();`;

@@ -48,6 +48,8 @@ export interface PageState {
   lastChange?: number;
   /** The document's time origin: tells one document from the next. */
   origin?: number;
+  /** How many timers, frame callbacks, messages, requests and streams the page has asked for so far. */
+  asked?: number;
   /** Frame callbacks a handler asked for that have not run yet (an animation loop's are not counted). */
   pendingFrames?: number;
   /** When the page last posted a message, a task it queued for itself (-1: never). */
@@ -292,4 +294,16 @@ export async function settlePage(
   } finally {
     activity.stop();
   }
+}
+
+/** What a read of the page found: unchanged at a later read, the page queued nothing in between. */
+export interface Seen {
+  origin: number;
+  asked: number;
+}
+
+export function seenIn(state: PageState | undefined): Seen | undefined {
+  return state?.origin !== undefined && state.asked !== undefined
+    ? { origin: state.origin, asked: state.asked }
+    : undefined;
 }

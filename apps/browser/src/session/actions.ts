@@ -1,7 +1,7 @@
 import type { Action, ActionOutcome } from "@browserfleet/contracts";
 import type { Page, Request } from "playwright-core";
 import type { GuardProxy } from "../net/guard-proxy.ts";
-import type { PageState } from "../page/settle.ts";
+import type { PageState, Seen } from "../page/settle.ts";
 import { ActionError, actionErrorOf, oneLine } from "./action-errors.ts";
 import { actionKind, handlerOf } from "./action-handlers.ts";
 import { withSettle } from "./settle.ts";
@@ -19,6 +19,8 @@ export interface RunActionsOptions<S = unknown> {
    * (see withSettle); not after a wait, navigate or back, whose page is still to come.
    */
   speculate?: () => Promise<S | undefined>;
+  /** What the last read of the page before the run found (see withSettle). */
+  seen?: Seen;
 }
 
 /** Actions after which the page is still on its way: nothing to read at once. */
@@ -46,6 +48,7 @@ export async function runActions<S = unknown>(
   const deadline = since + opts.budgetMs;
   let state: PageState | undefined;
   let speculated: S | undefined;
+  let seen = opts.seen;
   const outcomes: ActionOutcome[] = [];
   let stoppedAt: number | null = null;
   // Every main-frame navigation hop of the current action, to explain a refused one.
@@ -89,8 +92,9 @@ export async function runActions<S = unknown>(
           { deadline, actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS },
           since,
           speculate,
+          seen,
         );
-        ({ state, speculated } = done);
+        ({ state, speculated, seen } = done);
         notActing = done.speculateMs ?? 0;
         const blocked = await blockedNavigation(proxy, hops);
         if (blocked) error = { code: "ssrf_blocked", message: blocked };
@@ -131,7 +135,8 @@ async function runOne<S>(
   ctx: ActionCtx,
   since: number,
   speculate?: () => Promise<S | undefined>,
-): Promise<{ state?: PageState; speculated?: S; speculateMs?: number }> {
+  seen?: Seen,
+): Promise<{ state?: PageState; speculated?: S; speculateMs?: number; seen?: Seen }> {
   const { kind, args, run } = handlerOf(a);
   // Never reported ok having done nothing.
   if (!run) throw new ActionError("unavailable", `this browser worker cannot run ${kind} actions`);
@@ -144,8 +149,14 @@ async function runOne<S>(
     deadline: ctx.deadline,
     since,
     ...(speculate ? { speculate } : {}),
+    ...(seen ? { seen } : {}),
   });
-  return { state: settled.state, speculated: settled.speculated, speculateMs: settled.speculateMs };
+  return {
+    state: settled.state,
+    speculated: settled.speculated,
+    speculateMs: settled.speculateMs,
+    seen: settled.seen,
+  };
 }
 
 /** Races a browser call against the budget, so a call without its own timeout cannot hang the run. */

@@ -26,8 +26,10 @@ import { pageFacts } from "../page/facts.ts";
 import { openPage } from "../page/navigation.ts";
 import {
   defaultSettleBudget,
+  type Seen,
   type PageState as SettledState,
   type SettleReason,
+  seenIn,
   settlePage,
   youngFor,
 } from "../page/settle.ts";
@@ -57,6 +59,8 @@ interface LiveSession {
   shown?: PageState;
   /** When (the page's clock, in which document) a pass found no overlay to clear. */
   overlaysClear?: OverlaysClear;
+  /** What the last read of the page in an act found: the next act's first action starts from it. */
+  seen?: Seen;
   ended: Promise<void>;
   end(reason: SessionEndReason): Promise<void>;
 }
@@ -255,10 +259,12 @@ export class SessionHost {
         budgetMs: m.budgetMs,
         onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
         ...(speculate ? { speculate } : {}),
+        ...(s.seen ? { seen: s.seen } : {}),
       });
-      const { outcome, settle, title } = run.speculated
+      const { outcome, settle, title, seen } = run.speculated
         ? quietOutcome(run.speculated)
         : await this.#settleAndRender(s, run.state, actStart, rendered);
+      s.seen = seen;
       const now = stateShown(outcome);
       const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
       if (now) s.shown = now;
@@ -331,8 +337,10 @@ export class SessionHost {
       rendered,
     );
     if (!unchanged) s.overlaysClear = clearAt(outcome, settle?.state);
+    const seen = seenIn(settle?.state);
     return {
       outcome,
+      ...(seen ? { seen } : {}),
       ...(settle
         ? {
             settle: {
@@ -352,6 +360,8 @@ interface ActPage {
   outcome: FormatOutcome;
   settle?: { reason: SettleReason; ms: number; redirects?: string[] };
   title?: Promise<string>;
+  /** What the page's settle state said when last read, for the next act. */
+  seen?: Seen;
 }
 
 /** The page as a quiet read found it, settled when the last action ended. */
@@ -366,6 +376,7 @@ function quietOutcome(q: QuietRead): ActPage {
     },
     settle: { reason: "quiet", ms: 0 },
     title: Promise.resolve(q.title),
+    ...(seenIn(q.state) ? { seen: seenIn(q.state) } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Page, Request } from "playwright-core";
-import { type PageState, youngFor } from "../page/settle.ts";
+import { type PageState, type Seen, seenIn, youngFor } from "../page/settle.ts";
 import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 
 /** The longest to wait for the page to run its handlers after an action (a busy or frozen page). */
@@ -24,6 +24,11 @@ export interface SettleOptions<S = unknown> {
    * started no request and no navigation; else the settle goes on as without it.
    */
   speculate?: () => Promise<S | undefined>;
+  /**
+   * What the last read of the page before the action found: when the page has asked for nothing since,
+   * its handlers queued nothing and are not waited for (see page/settle-script.ts).
+   */
+  seen?: Seen;
 }
 
 export interface Settled<T, S = unknown> {
@@ -32,6 +37,8 @@ export interface Settled<T, S = unknown> {
   speculated?: S;
   /** How long `speculate` took, kept or not (not the action's time). */
   speculateMs?: number;
+  /** What the last read of the page after the action found, for the next action's `seen`. */
+  seen?: Seen;
   /** Main-frame navigation requests the action started, redirect hops included, in order. */
   navigations: Request[];
   /** The main frame committed a new document (or a same-document navigation). */
@@ -48,17 +55,25 @@ export interface Settled<T, S = unknown> {
  * they asked for, see page/settle-script.ts), with the page's settle state then; or after `ms`,
  * whichever is first. No frame is waited for when nothing asked for one.
  */
-async function handlersRan(page: Page, ms: number, youngMs: number): Promise<PageState | undefined> {
+async function handlersRan(
+  page: Page,
+  ms: number,
+  youngMs: number,
+  seen?: Seen,
+): Promise<PageState | undefined> {
   if (ms <= 0) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const state = await Promise.race([
     page
       .evaluate(
-        ([key, young]) => {
+        ([key, young, before]) => {
           const api = (
-            window as unknown as Record<string, { handlersRan?: (y: number) => Promise<unknown> }>
+            window as unknown as Record<
+              string,
+              { handlersRan?: (y: number, s: typeof before) => Promise<unknown> }
+            >
           )[key];
-          if (api?.handlersRan) return api.handlersRan(young);
+          if (api?.handlersRan) return api.handlersRan(young, before);
           // A document the init script missed: a frame and a task. A message, not a timer: the settle
           // bookkeeping counts a timer as activity.
           return new Promise<null>((r) =>
@@ -69,7 +84,7 @@ async function handlersRan(page: Page, ms: number, youngMs: number): Promise<Pag
             }),
           );
         },
-        [SETTLE_GLOBAL, youngMs] as const,
+        [SETTLE_GLOBAL, youngMs, seen ?? null] as const,
       )
       .catch(() => null),
     new Promise<null>((r) => {
@@ -160,7 +175,13 @@ export async function withSettle<T, S = unknown>(
     // Let the page's handlers for the action run (a task, and a frame if they asked for one). A request
     // they start is reported on the same DevTools session before this round trip's answer, so it is in
     // `pending` by then.
-    const ran = await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()), youngFor(opts.since));
+    const ran = await handlersRan(
+      page,
+      Math.min(GRACE_MS, deadline - Date.now()),
+      youngFor(opts.since),
+      opts.seen,
+    );
+    let last = ran;
     const state = quiet() ? ran : undefined;
 
     if (!navigations.length && !committed && pending.size) {
@@ -168,7 +189,7 @@ export async function withSettle<T, S = unknown>(
       while (pending.size && !navigations.length && Date.now() < end) await nextEvent(end - Date.now());
       // Let the page's handlers run on what just arrived.
       if (!navigations.length)
-        await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()), youngFor(opts.since));
+        last = await handlersRan(page, Math.min(GRACE_MS, deadline - Date.now()), youngFor(opts.since));
     }
     if (navigations.length || committed) {
       const end = until(opts.loadMs ?? LOAD_MS);
@@ -186,6 +207,8 @@ export async function withSettle<T, S = unknown>(
       committed,
       ...(state && quiet() ? { state } : {}),
       ...(speculateMs !== undefined ? { speculateMs } : {}),
+      // After a navigation the page is another document: nothing read before it says anything of it.
+      ...(!navigations.length && !committed && seenIn(last) ? { seen: seenIn(last) } : {}),
     };
   } finally {
     wake = undefined;
