@@ -54,12 +54,29 @@ function inputVerdict(input: Element): Verdict {
   return BUTTON_INPUTS.has(type) && input.getAttribute("value")?.trim() ? "label" : "remove";
 }
 
-/** Utility classes that hide an element at every screen size (Bootstrap's, Tailwind's, BEM-style states). */
-const HIDDEN_CLASS = /^(?:hide|hidden|d-none|is-hidden|u-hidden|display-none|invisible)$/;
+/**
+ * Utility classes that hide an element at every screen size (Bootstrap's, Tailwind's with or without
+ * a prefix like `tw-`, BEM-style states).
+ */
+const HIDDEN_CLASS = /^(?:[a-z]{2,5}-)?(?:hide|hidden|d-none|is-hidden|u-hidden|display-none|invisible)$/;
 /** A class that shows it again from some screen size up ("d-md-block", "md:flex", "visible-lg"). */
-const SHOWN_AT_SIZE = /^(?:d-(?:sm|md|lg|xl|xxl)-(?!none)|(?:sm|md|lg|xl|2xl):(?!hidden)|visible-)/;
+const SHOWN_AT_SIZE = /^(?:d-(?:sm|md|lg|xl|xxl)-(?!none)|(?:sm|md|lg|xl|2xl):(?![\w-]*hidden)|visible-)/;
+/**
+ * Classes that hide an element on a desktop screen, the width a reader and our browser use: the phone
+ * layout's copy of the title or price ("md:hidden", "d-lg-none", "hidden-md", "hide-for-large",
+ * "mobile-only"), which the page prints again for wide screens.
+ */
+const HIDDEN_ON_DESKTOP =
+  /^(?:(?:md|lg):(?:[a-z]{2,5}-)?hidden|d-(?:md|lg)-none|hidden-(?:md|lg|desktop)|hide-(?:for-(?:medium|large)(?:-up)?|desktop|on-desktop)|desktop-hidden|mobile-only|only-mobile|visible-(?:xs|sm))$/;
+/** ...unless another shows it again on desktop ("md:hidden xl:block" is a wide-screen variant). */
+const SHOWN_ON_DESKTOP = /^(?:(?:lg|xl):(?![\w-]*hidden)|d-(?:lg|xl)-(?!none)|visible-(?:md|lg))/;
 
 const classTokens = (el: Element) => el.getAttribute("class")?.trim().split(/\s+/) ?? [];
+
+function hiddenOnDesktop(el: Element): boolean {
+  const tokens = classTokens(el);
+  return tokens.some((t) => HIDDEN_ON_DESKTOP.test(t)) && !tokens.some((t) => SHOWN_ON_DESKTOP.test(t));
+}
 
 function hiddenByClass(el: Element): boolean {
   const tokens = classTokens(el);
@@ -74,6 +91,22 @@ function hiddenByClass(el: Element): boolean {
     if (!theirs.some((t) => HIDDEN_CLASS.test(t)) && own.every((t) => theirs.includes(t))) return false;
   }
   return true;
+}
+
+/**
+ * A part only phones show goes when the page prints its words again for wide screens (the title and
+ * price above the gallery on a phone, beside it on a desktop). One with words of its own stays: it
+ * may be the only copy a static page holds.
+ */
+function removePhoneCopies(parts: Element[], body: Element): void {
+  if (parts.length === 0) return;
+  const pageText = collapseSpaces(body.textContent ?? "");
+  for (const el of parts) {
+    if (!body.contains(el)) continue;
+    const text = collapseSpaces(el.textContent ?? "");
+    const first = pageText.indexOf(text);
+    if (text === "" || (first >= 0 && pageText.indexOf(text, first + 1) >= 0)) el.remove();
+  }
 }
 
 function verdict(el: Element): Verdict {
@@ -146,6 +179,8 @@ interface Found {
   moves: Map<string, string>;
   /** Ids of panels a disclosure button opens (aria-expanded with aria-controls): content one click away. */
   controlled: Set<string>;
+  /** Parts a desktop screen does not show (see HIDDEN_ON_DESKTOP), in document order. */
+  phoneOnly: Element[];
 }
 
 function survey(root: Element, meta: PageMeta): Found {
@@ -158,6 +193,7 @@ function survey(root: Element, meta: PageMeta): Found {
     slots: new Map(),
     moves: new Map(),
     controlled: new Set(),
+    phoneOnly: [],
   };
   walkElements(root, (el) => {
     // SVG subtrees are never entered, so an icon's <title> cannot win.
@@ -185,6 +221,7 @@ function survey(root: Element, meta: PageMeta): Found {
     const v = verdict(el);
     if (v === "remove") found.removed.push(el);
     else if (v === "hidden") found.hidden.push(el);
+    else if (hiddenOnDesktop(el)) found.phoneOnly.push(el);
     else if (v === "label") found.labelled.push(el);
     // Hidden elements are entered: one that stays needs its own insides cleaned.
     return v !== "remove" || el.nodeName === "HEAD";
@@ -276,6 +313,10 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
     hiddenChars += chars;
     el.remove();
   }
+  removePhoneCopies(
+    found.phoneOnly.filter((el) => root.contains(el)),
+    body,
+  );
   found.noscripts = found.noscripts.filter((el) => root.contains(el));
   for (const input of found.labelled) {
     input.replaceWith(root.ownerDocument.createTextNode(input.getAttribute("value")?.trim() ?? ""));

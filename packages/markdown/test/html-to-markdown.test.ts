@@ -255,6 +255,20 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.match(out, /Meadowlark/, "a swatch past the first few is one click away");
   });
 
+  it("prints a product's title and price once when the page repeats them for phones, and keeps phone-only words", () => {
+    const head = (cls: string) => `<div class="${cls}"><h1>Dark Roast Coffee</h1><p>$19.99</p></div>`;
+    const out = md(`<html><body>${head("md:hidden")}<div class="gallery"><img src="/bag.jpg" alt="Bag"></div>
+      <div class="info">${head("hidden md:block")}<p>A bold dark roast of arabica and robusta beans, fair trade.</p></div>
+      <div class="d-lg-none"><p>Swipe the pictures to see the back of the bag.</p></div></body></html>`);
+    assert.equal(out.match(/Dark Roast Coffee/g)?.length, 1, out);
+    assert.equal(out.match(/\$19\.99/g)?.length, 1, out);
+    assert.match(
+      out,
+      /Swipe the pictures/,
+      "words only the phone layout has stay: a static page may hold no other copy",
+    );
+  });
+
   it("reads a script-built page from its <noscript> when that is where its content is", () => {
     const page = (visible: string) =>
       md(`<html><body><div id="app">${visible}</div><noscript><div class="crawler">
