@@ -22,12 +22,18 @@ export interface Target {
   label: string;
   isRef: boolean;
   /**
-   * A ref's check that it is on the page, asked beside the first call on it (see `target`); that call
-   * is aborted through `signal` when it is not.
+   * A ref's check that it is on the page, asked once, when a call on it has not answered within
+   * CHECK_REF_AFTER_MS or has failed (see `target`); that call is aborted through `signal` when it is not.
    */
-  present?: Promise<boolean>;
+  present?: () => Promise<boolean>;
   signal?: AbortSignal;
 }
+
+/**
+ * How long a call on a ref runs before the ref is checked to be on the page. A ref that is there
+ * answers sooner, with no check asked; one that is not would wait out the element timeout.
+ */
+const CHECK_REF_AFTER_MS = 50;
 
 /** A ref from the controls format (Playwright AI snapshot): e5, or f1e3 inside a frame. */
 const REF = /^(f\d+)?e\d+$/;
@@ -62,27 +68,33 @@ export async function resolve(page: Page, raw: string): Promise<Target> {
 }
 
 /**
- * The target of an action, without a round trip: a ref is checked beside the action's first call on
- * it instead of before it, and that call is aborted at once if the ref is not on the page (Playwright
- * would wait out the timeout for it).
+ * The target of an action, without a round trip: a ref is checked only when the action's call on it
+ * has not answered within CHECK_REF_AFTER_MS (or failed), and that call is aborted as soon as the ref is
+ * found not on the page (Playwright would wait out the timeout for it).
  */
 export function target(page: Page, raw: string): Target {
   const t = targetOf(page, raw);
   if (!t.isRef) return t;
   const abort = new AbortController();
   t.signal = abort.signal;
-  t.present = t.locator.count().then(
-    (n) => n > 0,
-    // "Invalid frame in aria-ref selector": the frame of an f<N>e<M> ref is gone (e.g. navigated).
-    (err) => {
-      if (/aria-ref/i.test(messageOf(err))) return false;
-      throw err;
-    },
-  );
-  t.present.then(
-    (ok) => ok || abort.abort(),
-    () => abort.abort(),
-  );
+  let check: Promise<boolean> | undefined;
+  t.present = () => {
+    if (!check) {
+      check = t.locator.count().then(
+        (n) => n > 0,
+        // "Invalid frame in aria-ref selector": the frame of an f<N>e<M> ref is gone (e.g. navigated).
+        (err) => {
+          if (/aria-ref/i.test(messageOf(err))) return false;
+          throw err;
+        },
+      );
+      check.then(
+        (ok) => ok || abort.abort(),
+        () => abort.abort(),
+      );
+    }
+    return check;
+  };
   return t;
 }
 
@@ -100,10 +112,12 @@ export async function onElement<T>(
 ): Promise<T> {
   const wanted = ctx.actionTimeoutMs;
   const timeout = stepTimeout(ctx, wanted);
+  const { present } = t;
+  const checking = present ? setTimeout(() => present().catch(() => {}), CHECK_REF_AFTER_MS) : undefined;
   try {
     return await call(timeout, t.signal);
   } catch (err) {
-    if (t.present && !(await t.present)) throw staleRef(t);
+    if (present && !(await present())) throw staleRef(t);
     const m = messageOf(err);
     if (t.isRef && /aria-ref/i.test(m) && /Invalid frame/i.test(m)) throw staleRef(t);
     if (!t.isRef && isInvalidSelector(m))
@@ -125,5 +139,7 @@ export async function onElement<T>(
     }
     if (/Target page, context or browser has been closed|Target closed/i.test(m)) throw err;
     throw new ActionError("action_failed", `${verb} on ${t.label} failed: ${shortReason(m)}`);
+  } finally {
+    clearTimeout(checking);
   }
 }
