@@ -220,6 +220,42 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(!markdown.includes("[About]"), "the camelCase mainNav is still navigation");
   });
 
+  it("keeps every band of a landing page, not only the one with the most prose", () => {
+    const band = (inner: string, cls = "grid") =>
+      `<div class="py-24"><div class="container"><div class="${cls}">${inner}</div></div></div>`;
+    const more = `<ul><li><a href="/features">See all features</a></li><li><a href="/integrations">Browse integrations</a></li><li><a href="/demo">Book a demo</a></li></ul>`;
+    const html = `<html><body>
+      <header class="site-header"><a href="/">Acme</a><nav><a href="/pricing">Pricing</a> <a href="/blog">Blog</a> <a href="/login">Log in</a></nav></header>
+      <main>
+        ${band(`<h1>Payroll that runs itself</h1><p>Acme pays your team on time in forty countries, files every tax form before its deadline and keeps each record ready for the day the auditor calls.</p><a href="/signup">Start your free trial</a>`)}
+        ${band(`<h2>What it does</h2><p>Every tax form is filed for you before its deadline, in each country where you employ people, and each filing is kept with its receipt from the tax office.</p><p>See salaries, benefits and contractor invoices for the whole company on one screen, with each change recorded beside who made it and when it was made.</p>${more}`)}
+        ${band(
+          `<h2>Why we built Acme</h2>
+          <p>Payroll software was built for accountants, not for the people who run a company. It is slow to learn, it hides its prices and it leaves the filings to you. That is why we built Acme, a simple but complete payroll service for small teams.</p>
+          <p>We moved our own payroll of three hundred people in two weeks, and the first run went without a single correction. Support answers every question the same day, and nobody keeps a calendar of deadlines any more.</p>
+          <p>Before Acme we kept four spreadsheets and a calendar of deadlines. Now the filings happen on their own and the auditors get their reports from the dashboard without asking us for anything.</p>`,
+          "prose",
+        )}
+        ${band(`<h2>Simple pricing</h2><p>Six dollars per employee per month, with filings, benefits, contractor payments and same-day support included in every plan, whatever the size of your team.</p>`)}
+      </main>
+      <footer><a href="/privacy">Privacy</a> <a href="/terms">Terms</a> <p>© 2026 Acme Inc.</p></footer>
+    </body></html>`;
+    const { markdown, mainContent } = main(html, { baseUrl: "https://acme.example/" });
+    assert.equal(mainContent, "extracted");
+    for (const kept of [
+      "# Payroll that runs itself",
+      "## What it does",
+      "See salaries, benefits",
+      "## Why we built Acme",
+      "Before Acme we kept four spreadsheets",
+      "## Simple pricing",
+      "Six dollars per employee",
+    ])
+      assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}`);
+    for (const gone of ["[Log in]", "[Privacy]", "© 2026"])
+      assert.ok(!markdown.includes(gone), `kept ${gone}`);
+  });
+
   it("keeps each reply's own words but not its quote of a post the thread already shows", () => {
     const first =
       "I want a closed headphone for the office with a wide stage, good separation and no leaking sound at all.";

@@ -301,6 +301,32 @@ function removeOtherItems(container: Element, tallies: Tallies): void {
   }
 }
 
+/** Types whose content may be many sections of one body (a product has its own gathering, a thread its posts). */
+const PARTS_OF_ONE_BODY = new Set<PageType>(["service", "article", "documentation", "listing", "collection"]);
+/** A pick holding less than this share of the page's good text is likely one section of several. */
+const SECTIONS_SHARE = 0.6;
+
+/**
+ * A landing page tells its story in sections (the offer, what it does, who uses it, the price), each
+ * with a heading and a short text; the text statistics pick one of them, often the one with the most
+ * prose (testimonials). Climb from the pick while it holds little of the page's good text and each
+ * step adds more good text than link lists and furniture.
+ */
+function gatherSections(picked: Element, body: Element, tallies: Tallies, pageGood: number): Element {
+  let container = picked;
+  while (
+    container !== body &&
+    container.parentElement &&
+    tallyOf(tallies, container).good < SECTIONS_SHARE * pageGood
+  ) {
+    const inner = tallyOf(tallies, container);
+    const outer = tallyOf(tallies, container.parentElement);
+    if (outer.bad - inner.bad > outer.good - inner.good) break;
+    container = container.parentElement;
+  }
+  return container;
+}
+
 /** Prose and items apart: both, through their nearest shared ancestor, unless it carries much besides. */
 function besides(prose: Element, items: Element, tallies: Tallies): Element {
   if (items.contains(prose)) return items;
@@ -416,8 +442,11 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   const tallies = tally(body);
   const grid = grids ? gridContainer(body, tallies) : undefined;
   const leftGood = tallyOf(tallies, body).good;
-  const container =
+  const picked =
     hintedContainer(body, tallies, leftGood) ?? widen(bestContainer(body, tallies), body, tallies);
+  const container = PARTS_OF_ONE_BODY.has(pageType)
+    ? gatherSections(picked, body, tallies, leftGood)
+    : picked;
   if (grid) {
     // The prose pick holds the items too (a category page with its intro): keep it whole, items and all.
     const chosen = container.contains(grid.container)
