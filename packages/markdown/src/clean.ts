@@ -1,4 +1,4 @@
-import { textChars, walkElements } from "./dom.ts";
+import { readableChars, walkElements } from "./dom.ts";
 import { collapseSpaces } from "./parse.ts";
 import { removeScreenReaderCopies } from "./screen-reader-copies.ts";
 
@@ -282,8 +282,8 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   // Those in <head> went with it.
   found.noscripts = found.noscripts.filter((el) => root.contains(el));
   const body = root.querySelector("body") ?? root;
-  const noscriptChars = () => found.noscripts.reduce((n, el) => n + textChars(el), 0);
-  const pageChars = textChars(body) - noscriptChars();
+  const noscriptChars = () => found.noscripts.reduce((n, el) => n + readableChars(el), 0);
+  const pageChars = readableChars(body) - noscriptChars();
   // A collapsed panel (an accordion's answer, a carousel's next slide) is content one click away, like
   // hidden=until-found.
   found.hidden = found.hidden.filter((el) => !isCollapsedPanel(el, found.controlled));
@@ -293,7 +293,7 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   for (const el of found.hidden) {
     // Document order: an element inside a hidden one comes right after it.
     if (last?.contains(el)) continue;
-    outermost.set(el, textChars(el));
+    outermost.set(el, readableChars(el));
     last = el;
   }
   // A page that hides nearly everything shows it by script: its largest hidden part is what a person sees.
@@ -308,7 +308,7 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   for (const el of found.hidden) {
     // Gone already with a hidden ancestor.
     if (el === shown || !root.contains(el)) continue;
-    const chars = outermost.get(el) ?? textChars(el);
+    const chars = outermost.get(el) ?? readableChars(el);
     if (pageChars > 0 && chars >= HIDDEN_BUT_SHOWN_SHARE * pageChars) continue;
     hiddenChars += chars;
     el.remove();

@@ -18,6 +18,11 @@ export function walkElements(root: Element, visit: (el: Element) => boolean | un
 /** Characters of an element's text, whitespace left out. */
 export const textChars = (el: Element): number => (el.textContent ?? "").replace(/\s+/g, "").length;
 
+const URL_TEXT = /\b(?:https?:\/\/|www\.)\S+/g;
+/** Characters of text a person reads: addresses printed as text (a shop's raw field values) do not count. */
+export const readableChars = (el: Element): number =>
+  (el.textContent ?? "").replace(URL_TEXT, "").replace(/\s+/g, "").length;
+
 /** The nearest element above `from` that contains `el` as well, if any. */
 export function sharedAncestor(from: Element, el: Element): Element | undefined {
   let shared = from.parentElement;

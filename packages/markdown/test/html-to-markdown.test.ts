@@ -247,7 +247,7 @@ describe("pages as a browser builds them from the served bytes", () => {
       <ul class="swatches"><li class="swatch">Amberlight</li><li class="swatch">Bluestone</li><li class="swatch hidden">Meadowlark</li></ul>
       </body></html>`);
     assert.match(out, /Regular fit/);
-    assert.doesNotMatch(out, /cat_thumb_Bone|thumb_bone/, "a dl hidden by the theme's .hide");
+    assert.doesNotMatch(out, /cat\\?_thumb|thumb\\?_bone/, "a dl hidden by the theme's .hide");
     assert.doesNotMatch(out, /Mobile menu/);
     assert.match(out, /Free shipping over \$50/, "hidden on phones only");
     assert.match(out, /Size guide/, "hidden on phones only");
@@ -267,6 +267,20 @@ describe("pages as a browser builds them from the served bytes", () => {
       /Swipe the pictures/,
       "words only the phone layout has stay: a static page may hold no other copy",
     );
+  });
+
+  it("leaves out a hidden list of raw addresses even when it is longer than the page's own words", () => {
+    const thumbs = ["Bone", "Mushroom", "Powder", "Atlantic", "Chestnut", "Ecru", "Khaki", "Moss"]
+      .map(
+        (c) =>
+          `<dt>cat_thumb_${c}:</dt><dd>https://cdn.example.com/s-hsi95/images/stencil/160x160/uploaded_images/5001/WEB_THUMBNAILS/5001_STAPLE_TEE_${c.toUpperCase()}_THUMB_1.jpg</dd>`,
+      )
+      .join("");
+    const out =
+      md(`<html><body><h1>Staple Tee</h1><p>Regular fit, 5.3 oz combed cotton, with neck ribbing and side seams.</p>
+      <dl class="productView-info hide"><dt>SKU:</dt><dd>5001</dd>${thumbs}</dl></body></html>`);
+    assert.match(out, /Regular fit/);
+    assert.doesNotMatch(out, /cat\\?_thumb|THUMBNAILS|SKU/, "the theme's hidden custom fields");
   });
 
   it("reads a script-built page from its <noscript> when that is where its content is", () => {
