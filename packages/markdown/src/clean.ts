@@ -36,6 +36,19 @@ function isTrackingPixel(img: Element): boolean {
   return style !== null && TINY_STYLE.test(style);
 }
 
+/**
+ * A card's second picture that the page shows only under the pointer ("hover-img", "fabric_hover",
+ * "product-tile-image-secondary", alt "... hover image"): at rest a reader sees the first one only.
+ */
+const HOVER_IMAGE_CLASS =
+  /^(?:hover|[\w-]*[-_]hover|hover[-_]?(?:img|image|pic|photo)|secondary[-_]?(?:img|image)|[\w-]*[-_]image[-_]secondary)$/i;
+const HOVER_IMAGE_ALT = /\b(?:hover|rollover|roll-over)\s+(?:image|img|photo|picture)\s*$/i;
+
+function isHoverImage(img: Element): boolean {
+  if (HOVER_IMAGE_ALT.test(img.getAttribute("alt") ?? "")) return true;
+  return classTokens(img).some((t) => HOVER_IMAGE_CLASS.test(t));
+}
+
 const BUTTON_INPUTS = new Set(["submit", "button", "reset"]);
 
 type Verdict = "keep" | "remove" | "hidden" | "label";
@@ -122,7 +135,7 @@ function verdict(el: Element): Verdict {
   const style = el.getAttribute("style");
   if (style && HIDDEN_STYLE.test(style)) return "hidden";
   if (hiddenByClass(el)) return "hidden";
-  if (tag === "IMG") return isTrackingPixel(el) ? "remove" : "keep";
+  if (tag === "IMG") return isTrackingPixel(el) || isHoverImage(el) ? "remove" : "keep";
   if (tag === "INPUT") return inputVerdict(el);
   if (tag === "DIALOG" && !el.hasAttribute("open")) return "remove";
   return "keep";

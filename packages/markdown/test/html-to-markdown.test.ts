@@ -283,6 +283,18 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /cat\\?_thumb|THUMBNAILS|SKU/, "the theme's hidden custom fields");
   });
 
+  it("leaves out a card's second picture that only shows under the pointer", () => {
+    const out = md(`<html><body><h1>Standing desks</h1><ul>
+      <li><a href="/desk/v2"><img src="/img/v2.jpg" alt="Oak desk frame, front view"><img class="hover-img" src="/img/v2-side.jpg" alt="Oak desk frame, side view">V2 Desk</a> $599</li>
+      <li><a href="/desk/pro"><img src="/img/pro.jpg" alt="Walnut desk top"><img class="tile-image product-tile-image-secondary" src="/img/pro-b.jpg" alt="Walnut desk under a monitor">Pro Desk</a> $899</li>
+      <li><a href="/board"><img src="/img/board.jpg" alt="Balance board"><img src="/img/board-2.jpg" alt="Bamboo Motion-X Board hover image">Motion-X Board</a> $99</li>
+      </ul></body></html>`);
+    for (const kept of ["front view", "Walnut desk top", "Balance board", "V2 Desk", "Pro Desk", "$899"])
+      assert.ok(out.includes(kept), `lost ${kept}`);
+    for (const gone of ["side view", "under a monitor", "hover image", "v2-side.jpg"])
+      assert.ok(!out.includes(gone), `kept ${gone}`);
+  });
+
   it("reads a script-built page from its <noscript> when that is where its content is", () => {
     const page = (visible: string) =>
       md(`<html><body><div id="app">${visible}</div><noscript><div class="crawler">
