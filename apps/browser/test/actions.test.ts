@@ -102,6 +102,69 @@ describe("session actions on a live page", () => {
     await page.close();
   });
 
+  it("type leaves a field as Playwright's fill does: the same events, value, selection and focus; fields not ready still wait and fail as fill does", async () => {
+    const page = await context.newPage();
+    const field = (id: string, tag: string, extra = "") =>
+      tag === "textarea"
+        ? `<label>${id} <textarea id="${id}" ${extra}>old text</textarea></label>`
+        : `<label>${id} <input id="${id}" type="${tag}" value="old text" ${extra}></label>`;
+    const kinds = ["text", "textarea", "password", "search"];
+    await page.setContent(
+      `${kinds.map((k) => field(`ours-${k}`, k) + field(`fill-${k}`, k)).join("")}
+      <label>number <input id="num" type="number"></label>
+      <label>aria-off <input id="aria-off" type="text" aria-disabled="true"></label>
+      <label>frozen <input id="frozen" type="text" readonly></label>
+      <div inert><label>inert <input id="inert" type="text"></label></div>
+      <script>
+        window.log = [];
+        for (const el of document.querySelectorAll("input, textarea"))
+          for (const type of ["focus", "select", "beforeinput", "input", "change", "keydown", "blur"])
+            el.addEventListener(type, (e) => {
+              const who = el.id.replace(/^(ours|fill)-/, "");
+              log.push([el.id.split("-")[0], who, e.type, e.inputType ?? "", e.data ?? "", e.isTrusted].join(":"));
+            });
+      </script>`,
+    );
+    const cs = await controls(page);
+    const events = async (side: string) =>
+      (await page.evaluate(() => (window as unknown as { log: string[] }).log)).filter((e) =>
+        e.startsWith(`${side}:`),
+      );
+    for (const k of kinds) {
+      const ours = refOf(cs, k === "search" ? "searchbox" : "textbox", `ours-${k}`);
+      assertAllOk(await run(page, acts({ type: { ref: ours, text: "new words" } })));
+      const state = (id: string) =>
+        page.evaluate((i) => {
+          const el = document.getElementById(i) as HTMLInputElement;
+          return [el.value, el.selectionStart, el.selectionEnd, document.activeElement === el];
+        }, id);
+      const oursState = await state(`ours-${k}`);
+      await page.locator(`#fill-${k}`).fill("new words");
+      assert.deepEqual(oursState, await state(`fill-${k}`), k);
+      assert.equal(oursState[0], "new words");
+    }
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    // Focus moves from field to field alike on both sides: the same events, in the same order, but
+    // for the select event, a task the page runs whenever it comes to it (with fill too).
+    const inOrder = async (side: string) =>
+      (await events(side)).map((e) => e.slice(5)).filter((e) => !e.includes(":select:"));
+    assert.deepEqual(await inOrder("ours"), await inOrder("fill"));
+    const selects = async (side: string) =>
+      (await events(side)).map((e) => e.slice(5)).filter((e) => e.includes(":select:"));
+    assert.deepEqual(await selects("ours"), await selects("fill"));
+    assert.ok((await events("ours")).includes("ours:text:input:insertText:new words:true"));
+
+    // Fields a plain type does not cover go through fill as before.
+    assertAllOk(await run(page, acts({ type: { ref: "#num", text: "42" } })));
+    assert.equal(await page.locator("#num").inputValue(), "42");
+    for (const id of ["aria-off", "frozen", "inert"]) {
+      const r = await run(page, acts({ type: { ref: `#${id}`, text: "no" } }), { actionTimeoutMs: 300 });
+      assert.equal(r.outcomes[0]!.error?.code, "timeout", `${id}: ${JSON.stringify(r.outcomes)}`);
+      assert.equal(await page.locator(`#${id}`).inputValue(), "", id);
+    }
+    await page.close();
+  });
+
   it("select by label and by value, check and uncheck, hover", async () => {
     const page = await open("/app");
     const cs = await controls(page);

@@ -2,6 +2,7 @@ import type { Action } from "@browserfleet/contracts";
 import type { CDPSession, Page } from "playwright-core";
 import { ActionError, isTimeout, messageOf, shortReason } from "./action-errors.ts";
 import { type ActionCtx, onElement, stepTimeout, target } from "./targets.ts";
+import { selectForTyping } from "./type-ready.ts";
 import { runWait } from "./wait-action.ts";
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
@@ -93,7 +94,10 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
   },
   type: async (page, { ref, text, submit }, ctx) => {
     const t = target(page, ref);
-    await onElement(t, "type", ctx, (timeout, signal) => t.locator.fill(text, { timeout, signal }));
+    // A plain text field ready for it is checked and selected in one call, then the text goes in as
+    // Playwright's fill sends it; anything else goes through fill, which waits for it (type-ready.ts).
+    if (text && (await selectForTyping(t.locator, stepTimeout(ctx)))) await page.keyboard.insertText(text);
+    else await onElement(t, "type", ctx, (timeout, signal) => t.locator.fill(text, { timeout, signal }));
     if (submit)
       await onElement(t, "type", ctx, (timeout, signal) => t.locator.press("Enter", { timeout, signal }));
   },
