@@ -138,6 +138,31 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
   });
 
+  it("keeps a product gallery's pictures without alt texts that only repeat the product's name", () => {
+    const name = "ASUS ROG Strix GeForce RTX 4080 SUPER White Edition Gaming Graphics Card (16GB GDDR6X)";
+    const views = [2, 3, 4, 5]
+      .map((n) => `<li><img src="/img/v${n}.jpg" alt="Alt view image ${n} of 5 - ${name}"></li>`)
+      .join("");
+    const html = `<html><body><nav><a href="/">Home</a> <a href="/gpu">Graphics cards</a></nav>
+      <main><div class="product"><h1>${name}</h1>
+        <ul class="gallery"><li><img src="/img/v1.jpg" alt="Main image of ${name}"></li>${views}
+          <li><img src="/img/back.jpg" alt="The card's back plate with its vented aluminium shroud and the ROG logo lit in white"></li></ul>
+        <div class="price">$1,199.99</div>
+        <p>The ROG Strix GeForce RTX 4080 SUPER White Edition keeps its temperatures low with three axial-tech fans and a vapor chamber, and its backplate vents let the heat out the top of your case.</p>
+        <table><tr><th>Memory</th><td>16GB GDDR6X</td></tr><tr><th>Boost clock</th><td>2670 MHz</td></tr></table>
+      </div></main></body></html>`;
+    const { markdown } = main(html, { baseUrl: "https://shop.example/p/N82E16814126712" });
+    assert.match(markdown, /\$1,199\.99/);
+    assert.match(markdown, /three axial-tech fans/);
+    for (let n = 1; n <= 5; n++) assert.ok(markdown.includes(`/img/v${n}.jpg`), `lost picture ${n}`);
+    assert.doesNotMatch(markdown, /Alt view image|Main image of/, "alt texts that repeat the name");
+    assert.match(
+      markdown,
+      /!\[The card's back plate with its vented aluminium shroud/,
+      "a describing alt stays",
+    );
+  });
+
   it("keeps a category's cards without the controls on each (add to cart, quick view, compare)", () => {
     const cards = Array.from(
       { length: 8 },
