@@ -281,6 +281,28 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${gone}`);
   });
 
+  it("leaves out a footer's list of towns and zip codes, however long", () => {
+    const towns =
+      "Beverly Hills Los Angeles Irvine Perris Rosamond Hacienda Heights Chino Piru Rancho Cucamonga Highland Inglewood Pasadena Monrovia Garden Grove ".repeat(
+        12,
+      );
+    const zips = Array.from({ length: 150 }, (_, i) => String(90000 + i * 7)).join(" ");
+    const item = (name: string, price: string) =>
+      `<li><h3><a href="/rent/${name.toLowerCase().replace(/ /g, "-")}">${name}</a></h3><p>${price} per day. Delivered, set up and collected by our crew anywhere in the county.</p></li>`;
+    const html = `<html><body><header><nav><a href="/">Home</a> <a href="/rentals">Rentals</a></nav></header>
+      <main><h1>Fitness equipment rentals</h1>
+        <p>Rent treadmills, bikes and weights for your event or your home gym, by the day or by the month, with delivery included.</p>
+        <ul>${item("Treadmill", "$89")}${item("Spin bike", "$59")}${item("Rowing machine", "$69")}${item("Dumbbell set", "$39")}</ul></main>
+      <footer id="footer"><div class="zipcodes"><div>${towns}</div><div>${zips}</div></div><p>© 2026 Rentals Inc.</p></footer>
+    </body></html>`;
+    const { markdown, mainContent } = main(html, { baseUrl: "https://rentals.example/los-angeles/fitness" });
+    assert.equal(mainContent, "extracted");
+    for (const kept of ["Rent treadmills", "Spin bike", "$69 per day"])
+      assert.ok(markdown.includes(kept), `lost ${kept}`);
+    for (const gone of ["Rancho Cucamonga", "90007", "© 2026"])
+      assert.ok(!markdown.includes(gone), `kept ${gone}`);
+  });
+
   it("keeps each reply's own words but not its quote of a post the thread already shows", () => {
     const first =
       "I want a closed headphone for the office with a wide stage, good separation and no leaking sound at all.";

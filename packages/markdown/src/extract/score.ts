@@ -15,12 +15,17 @@ export interface Tally {
   chars: number;
 }
 
+const KEYWORD_RUN_CHARS = 400;
+
 /** Positive for content-like blocks, negative for furniture-like ones, 0 for neutral ones. */
 export function blockValue(b: TextBlock): number {
   if (b.chars === 0 || HEADING_TAGS.has(b.el.nodeName)) return 0;
   if (b.shortText !== undefined && FURNITURE_TEXT.test(b.shortText)) return -b.chars;
   const linkDensity = b.linkChars / b.chars;
   if (linkDensity > 0.5) return -b.chars;
+  // A long run of words without one sentence mark in a page's footer is a list of keywords for search
+  // engines (the towns and zip codes served), not prose.
+  if (b.chars >= KEYWORD_RUN_CHARS && b.punctuation === 0 && b.el.closest("footer")) return 0;
   if (b.chars >= 80 && linkDensity <= 0.35) return b.chars * (1 - linkDensity);
   if (b.chars >= 25 && linkDensity <= 0.2 && b.punctuation > 0) return b.chars * 0.5 * (1 - linkDensity);
   return 0;
