@@ -417,6 +417,44 @@ describe("whole page", () => {
     }
   });
 
+  it("drops a consent platform's preference center under its own name, however long its explanations", () => {
+    const kinds = ["Strictly Necessary", "Performance", "Functional", "Targeting", "Social Media"];
+    const sentence =
+      "cookies are set by us and by our partners to remember what you chose and to measure how the site is used; they are described here in full, with every partner that sets them, how long each one is kept and what it is used for.";
+    const explain = (kind: string) =>
+      `<li><h3>${kind} Cookies</h3><p>${`${kind} ${sentence} `.repeat(6)}</p></li>`;
+    const dishes = [
+      "Lasagna",
+      "Banana bread",
+      "Chicken curry",
+      "Pancakes",
+      "Fish tacos",
+      "Risotto",
+      "Chili",
+      "Pad thai",
+    ];
+    const recipes = [...dishes, ...dishes.map((d) => `Vegan ${d.toLowerCase()}`)]
+      .map(
+        (r) =>
+          `<li><a href="/recipe/${r.toLowerCase().replace(/ /g, "-")}">${r}</a><p>A weeknight ${r.toLowerCase()} with what is in your cupboard, ready in forty minutes and loved by the whole family.</p></li>`,
+      )
+      .join("");
+    const html = `<html><body><main><h1>Dinner recipes</h1>
+        <p>Quick dinners for every night of the week, tested in our kitchen and rated by home cooks.</p><ul>${recipes}</ul></main>
+      <div id="onetrust-consent-sdk"><div id="onetrust-pc-sdk" class="otPcTab"><h2>Privacy Preference Center</h2>
+        <ul>${kinds.map(explain).join("")}</ul><button>Confirm my choices</button></div></div>
+    </body></html>`;
+    for (const onlyMainContent of [false, true]) {
+      const { markdown } = htmlToMarkdown(html, {
+        baseUrl: "https://recipes.example/dinner",
+        onlyMainContent,
+      });
+      assert.match(markdown, /Banana bread/);
+      for (const gone of ["Privacy Preference Center", "Targeting Cookies", "Confirm my choices"])
+        assert.ok(!markdown.includes(gone), `kept ${gone} (onlyMainContent: ${onlyMainContent})`);
+    }
+  });
+
   it("does not believe a never-content name on an element holding real text", () => {
     const text =
       "This paragraph is long enough to be content, which is why the wrapper's unlucky class name is ignored here.";

@@ -44,4 +44,32 @@ export function removeConsentNotices(body: Element): void {
     if (center ? (said.match(COOKIES)?.length ?? 0) >= CENTER_MENTIONS : ASKS.test(said)) doomed.add(notice);
   }
   for (const el of doomed) el.remove();
+  removeConsentManagers(body);
+}
+
+/** The names consent-management platforms give their whole apparatus (banner, preference center, vendor list). */
+const CONSENT_MANAGER =
+  /(?:^|[\s_-])(?:onetrust|ot-sdk|cybot-?cookiebot|cookiebot|usercentrics|didomi|truste|qc-?cmp\d*|cmpbox|cookie-?consent|consent-?(?:banner|manager|sdk|modal|dialog|popup))(?:$|[\s_-])/i;
+/** ...and what it says: cookies, again and again. */
+const MANAGER_MENTIONS = 3;
+/** A wrapper holding more than this share of the page's text is the page (a consent wall), whatever its name. */
+const MAX_MANAGER_SHARE = 0.8;
+
+/**
+ * A consent platform's preference center, vendor list and banner under the platform's own name go
+ * whole, however long their explanations: the text-based rule above stops at a notice's length.
+ */
+function removeConsentManagers(body: Element): void {
+  const pageChars = (body.textContent ?? "").replace(/\s+/g, "").length;
+  const doomed: Element[] = [];
+  for (const el of body.querySelectorAll("[id], [class]")) {
+    if (doomed.some((d) => d.contains(el))) continue;
+    const names = `${el.getAttribute("id") ?? ""} ${el.getAttribute("class") ?? ""}`;
+    if (!CONSENT_MANAGER.test(names)) continue;
+    const text = el.textContent ?? "";
+    if ((text.match(COOKIES)?.length ?? 0) < MANAGER_MENTIONS) continue;
+    if (text.replace(/\s+/g, "").length > MAX_MANAGER_SHARE * pageChars) continue;
+    doomed.push(el);
+  }
+  for (const el of doomed) el.remove();
 }
