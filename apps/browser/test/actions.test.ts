@@ -91,6 +91,22 @@ describe("session actions on a live page", () => {
     await page.close();
   });
 
+  it("type, then Enter: each run ends on the page the form led to, ten times in a row", async () => {
+    for (let i = 0; i < 10; i++) {
+      const page = await open("/form");
+      const cs = await controls(page);
+      const r = await run(
+        page,
+        acts({ type: { ref: refOf(cs, "textbox", "Username"), text: `user${i}` } }, { press: "Enter" }),
+      );
+      assertAllOk(r);
+      // Read at once, as the act's result is: the run waited for the page the Enter sent the form to.
+      assert.match(page.url(), /\/welcome\?username=user/, `round ${i}`);
+      assert.equal(await text(page, "h1"), `Welcome, user${i}`, `round ${i}`);
+      await page.close();
+    }
+  });
+
   it("type replaces the value, and submit presses Enter", async () => {
     const page = await open("/form");
     const cs = await controls(page);

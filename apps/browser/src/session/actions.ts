@@ -26,6 +26,15 @@ export interface RunActionsOptions<S = unknown> {
 /** Actions after which the page is still on its way: nothing to read at once. */
 const NOT_SPECULATED = new Set(["wait", "navigate", "back"]);
 
+/**
+ * Whether the wait for the page's handlers after this action may be skipped when the page has asked for
+ * nothing since the last read (see withSettle's `seen`): only after typing text without Enter. A key
+ * press, click, selection or check may start a navigation (a form sent by Enter, a link), which the
+ * page's bookkeeping does not count and which is reported only once it has begun: the wait for the
+ * page's task and frame is what lets it be seen, so the settle then waits for the new page.
+ */
+const mayStartNavigation = (a: Action): boolean => !("type" in a) || a.type.submit === true;
+
 const DEFAULT_ACTION_TIMEOUT_MS = 10_000;
 /** How long past the budget a stuck browser call may run before the run gives up on it. */
 const BUDGET_SLACK_MS = 500;
@@ -92,7 +101,7 @@ export async function runActions<S = unknown>(
           { deadline, actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS },
           since,
           speculate,
-          seen,
+          mayStartNavigation(a) ? undefined : seen,
         );
         ({ state, speculated, seen } = done);
         notActing = done.speculateMs ?? 0;
