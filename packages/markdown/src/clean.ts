@@ -122,6 +122,36 @@ function removePhoneCopies(parts: Element[], body: Element): void {
   }
 }
 
+/** A part named to stay in view while the page scrolls: a product's sticky bar, a pinned header. */
+const STICKY_NAME = /(?:^|[\s_-])sticky(?:$|[\s_-])/i;
+/** A sticky part goes when at least this share of its text is printed elsewhere on the page. */
+const STICKY_REPEATED_SHARE = 0.8;
+
+/**
+ * A sticky bar that follows the reader repeats what the page shows in place (the product's name, its
+ * price, the add-to-cart button): printed once, where the page has it. Sticky parts with words of their
+ * own (a pinned table of contents, a sticky column of the article) stay.
+ */
+function removeStickyCopies(parts: Element[], body: Element): void {
+  if (parts.length === 0) return;
+  const pageText = collapseSpaces(body.textContent ?? "");
+  for (const el of parts) {
+    // An in-page menu of the sections below repeats their headings by design: navigation, not a copy.
+    if (!body.contains(el) || el.nodeName === "NAV" || /nav/i.test(el.getAttribute("class") ?? "")) continue;
+    let all = 0;
+    let repeated = 0;
+    const walker = el.ownerDocument.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = collapseSpaces((node as Text).data);
+      if (text.length < 2) continue;
+      all += text.length;
+      const first = pageText.indexOf(text);
+      if (first >= 0 && pageText.indexOf(text, first + 1) >= 0) repeated += text.length;
+    }
+    if (all > 0 && repeated >= STICKY_REPEATED_SHARE * all) el.remove();
+  }
+}
+
 function verdict(el: Element): Verdict {
   const tag = el.nodeName.toUpperCase();
   if (NEVER_CONTENT.has(tag)) return "remove";
@@ -194,6 +224,7 @@ interface Found {
   controlled: Set<string>;
   /** Parts a desktop screen does not show (see HIDDEN_ON_DESKTOP), in document order. */
   phoneOnly: Element[];
+  sticky: Element[];
 }
 
 function survey(root: Element, meta: PageMeta): Found {
@@ -207,6 +238,7 @@ function survey(root: Element, meta: PageMeta): Found {
     moves: new Map(),
     controlled: new Set(),
     phoneOnly: [],
+    sticky: [],
   };
   walkElements(root, (el) => {
     // SVG subtrees are never entered, so an icon's <title> cannot win.
@@ -235,6 +267,7 @@ function survey(root: Element, meta: PageMeta): Found {
     if (v === "remove") found.removed.push(el);
     else if (v === "hidden") found.hidden.push(el);
     else if (hiddenOnDesktop(el)) found.phoneOnly.push(el);
+    else if (STICKY_NAME.test(`${el.nodeName} ${el.getAttribute("class") ?? ""}`)) found.sticky.push(el);
     else if (v === "label") found.labelled.push(el);
     // Hidden elements are entered: one that stays needs its own insides cleaned.
     return v !== "remove" || el.nodeName === "HEAD";
@@ -330,6 +363,7 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
     found.phoneOnly.filter((el) => root.contains(el)),
     body,
   );
+  removeStickyCopies(found.sticky, body);
   found.noscripts = found.noscripts.filter((el) => root.contains(el));
   for (const input of found.labelled) {
     input.replaceWith(root.ownerDocument.createTextNode(input.getAttribute("value")?.trim() ?? ""));

@@ -295,6 +295,20 @@ describe("pages as a browser builds them from the served bytes", () => {
       assert.ok(!out.includes(gone), `kept ${gone}`);
   });
 
+  it("prints a product's sticky bar once, where the page has it, but keeps sticky parts with words of their own", () => {
+    const out = md(`<html><body><main>
+      <h1>Sundara Headphones</h1><div class="price">$179</div><button>Add to cart</button>
+      <p>Planar magnetic headphones with an open back and a wide, natural stage.</p>
+      <aside class="sticky-column"><p>Free returns within 60 days on every pair.</p></aside>
+      <sticky-product-actions class="sticky-product-actions"><div>Sundara Headphones</div><div>$179</div><button>Add to cart</button></sticky-product-actions>
+      <nav class="c-sticky-navigation"><a href="#specs">Specifications</a></nav><h2 id="specs">Specifications</h2><p>Impedance 37 ohm.</p>
+      </main></body></html>`);
+    assert.equal(out.match(/\$179/g)?.length, 1, "the price once");
+    assert.equal(out.match(/Sundara Headphones/g)?.length, 1, "the name once");
+    assert.match(out, /Free returns within 60 days/, "a sticky column with words of its own");
+    assert.match(out, /\[Specifications\]\(\S*#specs\)/, "an in-page menu is navigation, not a copy");
+  });
+
   it("reads a script-built page from its <noscript> when that is where its content is", () => {
     const page = (visible: string) =>
       md(`<html><body><div id="app">${visible}</div><noscript><div class="crawler">
