@@ -352,6 +352,17 @@ document.getElementById("b").addEventListener("click", () => {
     await page.close();
   });
 
+  it("a click on a link by ref that navigates is ok, twenty times in a row, never stale_ref", async () => {
+    for (let i = 0; i < 20; i++) {
+      const page = await open("/app");
+      const link = refOf(await controls(page), "link", "Go to page two");
+      const r = await run(page, acts({ click: { ref: link } }));
+      assert.equal(r.stoppedAt, null, `round ${i}: ${JSON.stringify(r.outcomes)}`);
+      assert.equal(await text(page, "h1"), "Page Two", `round ${i}`);
+      await page.close();
+    }
+  });
+
   it("a ref from before a navigation, or a made-up one, is stale_ref", async () => {
     const page = await open("/app");
     const cs = await controls(page);

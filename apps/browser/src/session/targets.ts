@@ -22,18 +22,12 @@ export interface Target {
   label: string;
   isRef: boolean;
   /**
-   * A ref's check that it is on the page, asked once, when a call on it has not answered within
-   * CHECK_REF_AFTER_MS or has failed (see `target`); that call is aborted through `signal` when it is not.
+   * A ref's check that it is on the page, asked once, beside the first call on it (see `target`); that
+   * call is aborted through `signal` when it is not.
    */
   present?: () => Promise<boolean>;
   signal?: AbortSignal;
 }
-
-/**
- * How long a call on a ref runs before the ref is checked to be on the page. A ref that is there
- * answers sooner, with no check asked; one that is not would wait out the element timeout.
- */
-const CHECK_REF_AFTER_MS = 50;
 
 /** A ref from the controls format (Playwright AI snapshot): e5, or f1e3 inside a frame. */
 const REF = /^(f\d+)?e\d+$/;
@@ -68,9 +62,14 @@ export async function resolve(page: Page, raw: string): Promise<Target> {
 }
 
 /**
- * The target of an action, without a round trip: a ref is checked only when the action's call on it
- * has not answered within CHECK_REF_AFTER_MS (or failed), and that call is aborted as soon as the ref is
- * found not on the page (Playwright would wait out the timeout for it).
+ * The target of an action, without a round trip: a ref is checked beside the action's first call on it
+ * (onElement), not before it, and that call is aborted as soon as the ref is found not on the page
+ * (Playwright would wait out the timeout for it).
+ *
+ * Beside the call, not later: the check then runs in the page before the call's input does. Asked only
+ * once the call had run for a while (38aedd4), it could find the page the call itself had navigated to
+ * (a link's click waits for the new document), abort the click that had done its work and report the
+ * ref stale.
  */
 export function target(page: Page, raw: string): Target {
   const t = targetOf(page, raw);
@@ -113,7 +112,7 @@ export async function onElement<T>(
   const wanted = ctx.actionTimeoutMs;
   const timeout = stepTimeout(ctx, wanted);
   const { present } = t;
-  const checking = present ? setTimeout(() => present().catch(() => {}), CHECK_REF_AFTER_MS) : undefined;
+  present?.().catch(() => {});
   try {
     return await call(timeout, t.signal);
   } catch (err) {
@@ -139,7 +138,5 @@ export async function onElement<T>(
     }
     if (/Target page, context or browser has been closed|Target closed/i.test(m)) throw err;
     throw new ActionError("action_failed", `${verb} on ${t.label} failed: ${shortReason(m)}`);
-  } finally {
-    clearTimeout(checking);
   }
 }
