@@ -43,8 +43,25 @@ export async function insertSession(
   });
 }
 
+/**
+ * The read every act makes, built once per database: drizzle builds a query anew for each call, which
+ * costs more than the query itself on a busy api (0.67 against 0.15 ms of CPU).
+ */
+const prepareFindSession = (db: Db) =>
+  db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare("find_session");
+const findSessionQueries = new WeakMap<Db, ReturnType<typeof prepareFindSession>>();
+
 export async function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
-  const [row] = await db.select().from(sessions).where(eq(sessions.id, id));
+  let query = findSessionQueries.get(db);
+  if (!query) {
+    query = prepareFindSession(db);
+    findSessionQueries.set(db, query);
+  }
+  const [row] = await query.execute({ id });
   return row;
 }
 
@@ -99,15 +116,14 @@ export async function recordAct(
   id: string,
   a: { actions: number; chargedMicros: number; expiresAt: Date },
 ): Promise<void> {
-  await db
-    .update(sessions)
-    .set({
-      actions: sql`${sessions.actions} + ${a.actions}`,
-      chargedMicros: sql`${sessions.chargedMicros} + ${a.chargedMicros}`,
-      lastActiveAt: new Date(),
-      expiresAt: a.expiresAt,
-    })
-    .where(eq(sessions.id, id));
+  // One statement written as SQL: drizzle's update builder costs twice its query's CPU, on every act.
+  await db.execute(sql`
+    update ${sessions} set
+      actions = actions + ${a.actions}::int,
+      charged_micros = charged_micros + ${a.chargedMicros}::bigint,
+      last_active_at = ${new Date().toISOString()}::timestamptz,
+      expires_at = ${a.expiresAt.toISOString()}::timestamptz
+    where id = ${id}`);
 }
 
 const REASONS: Record<SessionEnded["reason"], { status: SessionStatus; text: string }> = {
