@@ -185,6 +185,25 @@ describe("main content by page type", () => {
     assert.doesNotMatch(markdown, /Privacy Policy/);
   });
 
+  it("a thread whose replies sit in a section named comments is a forum by its board's item names, replies kept", () => {
+    const reply = (who: string, text: string) =>
+      `<li class="DiscussionBoard-item" itemscope itemtype="https://schema.org/Comment"><div class="DiscussionBoard-header"><a class="DiscussionBoard-username" href="/members/${who}">${who}</a> <time>Feb 3, 2026</time></div><div class="DiscussionBoard-content"><p>${text}</p></div></li>`;
+    const html = `<html><head><title>Will this simple method work for a beginner?</title><meta property="og:type" content="article">
+      <meta property="article:published_time" content="2026-02-01"></head><body>${chrome}
+      <main><article class="ThreadView Card"><h1>Will this simple method work for a beginner?</h1>
+        <div class="ThreadView-body">${prose("running ads to an affiliate landing page", 3)}</div>
+        <section id="comments" class="DiscussionBoard"><ul class="DiscussionBoard-list">
+          ${reply("cooler1", "It will work for sure, but do not expect it to be easy: it is a process, and you must find your own way through it.")}
+          ${reply("JustinBrooke", "It is possible in 2024, but the ad networks are unreliable and can suspend your account without any explanation.")}
+          ${reply("beasty513", "I am finding much cheaper clicks on other networks these days, so test a few before you spend your budget.")}
+          ${["mara", "tobi", "kestrel", "ollie", "nadia", "quinn"].map((who) => reply(who, `${who} here: I tried the same plan last year, and a squeeze page in front of the offer paid for itself within a month.`)).join("")}
+        </ul></section></article></main>${footer}</body></html>`;
+    const r = main(html, "https://www.marketers.example/beginners-area/1488296-will-simple-method-work.html");
+    assert.equal(r.pageType, "forum");
+    for (const who of ["cooler1", "JustinBrooke", "beasty513"]) assert.ok(r.markdown.includes(who), who);
+    assert.match(r.markdown, /cheaper clicks/);
+  });
+
   it("a Q&A page keeps the question and every answer, not the comments under them", () => {
     const answer = (
       i: number,

@@ -338,7 +338,7 @@ function besides(prose: Element, items: Element, tallies: Tallies): Element {
 const PRICE = /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|kr|zł|USD|EUR|GBP))/g;
 /** Class tokens of one post or message of a thread, as forum engines name them. */
 const POST_TOKEN =
-  /^(?:post|message|reply|answer|topic-post|forum-post|postbody|post-body|message-body|messagecontent|cooked|bbwrapper|js-post|comment-body|post-message|post_message|postcontainer|post-container|posttext)$/i;
+  /^(?:post|message|reply|answer|topic-post|forum-post|postbody|post-body|message-body|messagecontent|cooked|bbwrapper|js-post|comment-body|post-message|post_message|postcontainer|post-container|posttext|(?:discussion-?board|thread|topic|forum)(?:-|__)(?:item|post|reply|message|entry))$/i;
 
 const BLOG_ENTRY = /(?:^|\s)(?:type-post|hentry|status-publish)(?:\s|$)/;
 

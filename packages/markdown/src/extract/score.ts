@@ -17,12 +17,24 @@ export interface Tally {
 
 const KEYWORD_RUN_CHARS = 400;
 
+/**
+ * A post's byline, its author's name linked to the profile beside the date ("JustinBrooke · Feb 3"),
+ * is mostly link text without being a list of links: one link, and a <time> outside it.
+ */
+function isByline(el: Element): boolean {
+  const time = el.querySelector("time");
+  if (!time) return false;
+  const links = el.querySelectorAll("a");
+  // A linked date alone ("Posted August 26", a permalink) is no author.
+  return links.length === 1 && !links[0]?.contains(time);
+}
+
 /** Positive for content-like blocks, negative for furniture-like ones, 0 for neutral ones. */
 export function blockValue(b: TextBlock): number {
   if (b.chars === 0 || HEADING_TAGS.has(b.el.nodeName)) return 0;
   if (b.shortText !== undefined && FURNITURE_TEXT.test(b.shortText)) return -b.chars;
   const linkDensity = b.linkChars / b.chars;
-  if (linkDensity > 0.5) return -b.chars;
+  if (linkDensity > 0.5) return isByline(b.el) ? 0 : -b.chars;
   // A long run of words without one sentence mark in a page's footer is a list of keywords for search
   // engines (the towns and zip codes served), not prose.
   if (b.chars >= KEYWORD_RUN_CHARS && b.punctuation === 0 && b.el.closest("footer")) return 0;
