@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { selectors } from "playwright-core";
+import { registerSelectorEngine } from "../page/selector-engine.ts";
 import type { PageState } from "../page/settle.ts";
 import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 import { CONTROL_ROLES } from "./controls-tree.ts";
@@ -65,18 +65,7 @@ const ENGINE_SOURCE = `(() => {
   };
 })()`;
 
-let registered: Promise<boolean> | undefined;
-
-/** Registers the engine once per process; false if this Playwright refuses it. */
-function engineReady(): Promise<boolean> {
-  registered ??= selectors
-    .register(ENGINE, ENGINE_SOURCE, { contentScript: true })
-    .then(() => true)
-    .catch((err: unknown) => /already registered/.test(String(err)));
-  return registered;
-}
-// Registered before any browser context exists, so every context has it from its first page.
-void engineReady();
+const engineReady = registerSelectorEngine(ENGINE, ENGINE_SOURCE);
 
 /** A ref of a frame's element (`f1e3`) is in another document; the engine reads the main frame only. */
 const inMainFrame = (ref: string) => /^e\d+$/.test(ref);

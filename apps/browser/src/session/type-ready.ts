@@ -1,5 +1,5 @@
 import type { Locator } from "playwright-core";
-import { selectors } from "playwright-core";
+import { registerSelectorEngine } from "../page/selector-engine.ts";
 
 /**
  * Typing into a plain text field in one call into the page instead of Playwright's four.
@@ -66,18 +66,7 @@ const ENGINE_SOURCE = `(() => {
   };
 })()`;
 
-let registered: Promise<boolean> | undefined;
-
-/** Registers the engine once per process; false if this Playwright refuses it. */
-function engineReady(): Promise<boolean> {
-  registered ??= selectors
-    .register(ENGINE, ENGINE_SOURCE, { contentScript: true })
-    .then(() => true)
-    .catch((err: unknown) => /already registered/.test(String(err)));
-  return registered;
-}
-// Registered before any browser context exists, so every context has it from its first page.
-void engineReady();
+const engineReady = registerSelectorEngine(ENGINE, ENGINE_SOURCE);
 
 /**
  * Whether the target is a text field ready to be typed into, now selected and focused for it; false

@@ -1,0 +1,14 @@
+import { selectors } from "playwright-core";
+
+/**
+ * Registers a custom selector engine with Playwright once per process, before any browser context
+ * exists, so every context has it from its first page. The answer says whether it is usable: false if
+ * this Playwright refuses it (a second registration under the same name counts as done).
+ */
+export function registerSelectorEngine(name: string, source: string): () => Promise<boolean> {
+  const registered = selectors
+    .register(name, source, { contentScript: true })
+    .then(() => true)
+    .catch((err: unknown) => /already registered/.test(String(err)));
+  return () => registered;
+}
