@@ -1,3 +1,4 @@
+import { isDisclosureBody } from "./disclosure-body.ts";
 import { readableChars, walkElements } from "./dom.ts";
 import { collapseSpaces } from "./parse.ts";
 import { removeScreenReaderCopies } from "./screen-reader-copies.ts";
@@ -185,10 +186,9 @@ function isCollapsedPanel(el: Element, controlled: Set<string>): boolean {
   if (id && controlled.has(id)) return true;
   // A "read more" expander's rest, waiting for its click (data-expanded="false").
   if (el.getAttribute("data-expanded") === "false") return true;
-  const cls = el.getAttribute("class");
-  if (!cls) return false;
-  const names = cls.replace(/__/g, "-");
-  return PANEL_NAME.test(names) || SLIDE_NAME.test(names);
+  const names = el.getAttribute("class")?.replace(/__/g, "-");
+  if (names && (PANEL_NAME.test(names) || SLIDE_NAME.test(names))) return true;
+  return isDisclosureBody(el);
 }
 
 /** What the removed <head> (or stray elements) said about the page. */

@@ -236,6 +236,22 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /Your cart is empty/);
   });
 
+  it("keeps an accordion's hidden answer that only its place names (after a clickable question), not a hidden menu or drawer", () => {
+    const item = (q: string, a: string) =>
+      `<div class="sc-bf915e75-0"><div cursor="pointer" class="sc-64912480-0"><div class="sc-3540b16d-0">${q}</div></div>` +
+      `<div height="0" style="visibility:hidden" class="sc-64912480-0"><div class="react-markdown"><p>${a}</p></div></div></div>`;
+    const out = md(`<html><body><h1>Pet insurance</h1><p>Compare plans from trusted providers.</p>
+      ${item("What does pet insurance cover?", "Coverage ranges from accident only to accident and illness plans with wellness add-ons.")}
+      ${item("Does pet insurance cover elderly pets?", "Some providers set a maximum age between six and twelve years, so insure young.")}
+      <ul class="menu"><li><button>Shop</button><div style="display:none"><a href="/dogs">Dog food and treats</a> <a href="/cats">Cat food and litter</a></div></li></ul>
+      <div class="mini-cart"><button>Cart</button><div style="display:none">Your cart is empty. Add something you like.<form><input name="q"></form></div></div>
+      </body></html>`);
+    assert.match(out, /Coverage ranges from accident only/);
+    assert.match(out, /maximum age between six and twelve years/);
+    assert.doesNotMatch(out, /Dog food and treats/, "a drop-down of links under a menu button");
+    assert.doesNotMatch(out, /Your cart is empty/, "a drawer holding a form");
+  });
+
   it("leaves out what a utility class hides at every size, not what it shows from some size up or another tab's list", () => {
     const out = md(`<html><body><h1>Staple Tee</h1><p>Regular fit, 5.3 oz combed cotton.</p>
       <dl class="productView-info hide"><dt>cat_thumb_Bone:</dt><dd>thumb_bone_1.jpg</dd></dl>

@@ -106,6 +106,29 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(!markdown.includes("Cart"));
   });
 
+  it("keeps a page's own FAQ whose answers link on, though its items look like a grid of other items", () => {
+    const faq = ["What is covered?", "How much does it cost?", "Are old pets covered?", "Can I cancel?"]
+      .map(
+        (q, i) =>
+          `<div class="faq-item"><div class="q">${q}</div><div class="a"><p>Answer ${i}: it depends on the plan. See <a href="/guide/${i}">plan ${i}</a>.</p></div></div>`,
+      )
+      .join("");
+    const html = `<html><head><script type="application/ld+json">{"@type":"Product","name":"Pet Cover"}</script></head>
+      <body><div class="pdp"><h1>Pet Cover</h1><p>$19.00 a month</p>
+        <div class="details"><p>Accident and illness cover for cats and dogs with no upper age limit and a fast claims process.</p>
+        <p>Vet bills are paid back within five days of a claim, and routine care can be added to any plan.</p>
+        <p>Every plan covers dental accidents, hereditary conditions and behavioural therapy, and you choose your own vet anywhere in the country.</p>
+        <p>Premiums depend on the breed, the age and where you live; a multi-pet discount applies from the second pet on.</p></div>
+        <section><h2>Pet insurance FAQs</h2><div class="faq">${faq}</div></section>
+      </div></body></html>`;
+    const { markdown, pageType } = main(html, { baseUrl: "https://shop.example/products/pet-cover" });
+    assert.equal(pageType, "product");
+    assert.ok(markdown.includes("Accident and illness cover"));
+    assert.ok(markdown.includes("Are old pets covered?"), markdown);
+    assert.ok(markdown.includes("Answer 3: it depends on the plan"), markdown);
+    assert.ok(markdown.includes("multi-pet discount"));
+  });
+
   it("keeps a product's description and specs but not its reviews, questions or other products", () => {
     const reviews = Array.from(
       { length: 6 },

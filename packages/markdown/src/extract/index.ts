@@ -286,11 +286,15 @@ function gridContainer(
 const SECTION_EXTRA_CHARS = 200;
 const OTHER_ITEMS_MAX_SHARE = 0.5;
 
+/** An FAQ: items that each open with a question. It is about this page's offer, not other items. */
+const isQuestionList = (items: Element[]) =>
+  items.filter((el) => el.firstElementChild?.textContent?.trim().endsWith("?")).length >= 0.6 * items.length;
+
 function removeOtherItems(container: Element, tallies: Tallies): void {
   const pageChars = tallyOf(tallies, container).chars;
   for (const grid of findItemGrids(container, tallies)) {
     if (grid.parent === container || !container.contains(grid.parent)) continue;
-    if (grid.chars > OTHER_ITEMS_MAX_SHARE * pageChars) continue;
+    if (grid.chars > OTHER_ITEMS_MAX_SHARE * pageChars || isQuestionList(grid.items)) continue;
     // The section around the items, while it holds little else (its heading, a "see all" link).
     let doomed = grid.parent;
     for (let up = doomed.parentElement; up && up !== container; up = up.parentElement) {

@@ -1,0 +1,45 @@
+import { readableChars } from "./dom.ts";
+
+/** A toggle's label: a question or a title, not a paragraph. */
+const TOGGLE_MAX_CHARS = 200;
+/** A panel's prose: an answer says at least a sentence. */
+const BODY_MIN_CHARS = 40;
+/** A panel mostly of links is a menu's drop-down, not an answer. */
+const BODY_MAX_LINK_SHARE = 0.5;
+const TOGGLE_NAME = /(?:^|[\s_-])(?:toggle|trigger|question|summary|head(?:er|ing)?|title)(?:$|[\s_-]|\d)/i;
+const HEADING = /^H[1-6]$/;
+
+function looksLikeToggle(el: Element): boolean {
+  const text = (el.textContent ?? "").trim();
+  if (!text || text.length > TOGGLE_MAX_CHARS) return false;
+  // A link that goes somewhere is a menu entry; a drop-down under it is its submenu.
+  if (el.nodeName === "A" && el.hasAttribute("href")) return false;
+  if (el.nodeName === "BUTTON" || HEADING.test(el.nodeName)) return true;
+  if (el.hasAttribute("aria-expanded") || el.hasAttribute("onclick") || el.getAttribute("role") === "button")
+    return true;
+  // styled-components print the style props they were given as attributes (cursor="pointer").
+  if (el.getAttribute("cursor") === "pointer" || /cursor\s*:\s*pointer/i.test(el.getAttribute("style") ?? ""))
+    return true;
+  if (TOGGLE_NAME.test((el.getAttribute("class") ?? "").replace(/__/g, "-"))) return true;
+  return text.endsWith("?") || el.querySelector("h1,h2,h3,h4,h5,h6,button,[aria-expanded]") !== null;
+}
+
+function linkChars(el: Element): number {
+  let n = 0;
+  for (const a of el.querySelectorAll("a")) n += readableChars(a);
+  return n;
+}
+
+/**
+ * The body of an accordion item without names or aria wiring: a hidden last part right after a short
+ * toggle (a question, a title, something clickable), holding prose rather than links or a form. Its
+ * text is one click away, like an FAQ's answer.
+ */
+export function isDisclosureBody(el: Element): boolean {
+  const toggle = el.previousElementSibling;
+  if (!toggle || el.nextElementSibling || !looksLikeToggle(toggle)) return false;
+  if (el.querySelector("form,input,select,textarea,nav")) return false;
+  const chars = readableChars(el);
+  if (chars < BODY_MIN_CHARS || !/[.!?:]/.test(el.textContent ?? "")) return false;
+  return linkChars(el) < BODY_MAX_LINK_SHARE * chars;
+}
