@@ -304,6 +304,41 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${gone}`);
   });
 
+  it("gathers a landing page's bands from one template though its card band weighs as a link list", () => {
+    const band = (id: string, inner: string) =>
+      `<div id="${id}" class="Section__Band-sc-4l5hhw-0 jwTpaH"><div class="Section__Inner-sc-4l5hhw-1">${inner}</div></div>`;
+    const guides = [
+      "Get started with Linux virtual machines: create, size, connect to and secure your first server",
+      "How to install and use Docker on Ubuntu, from the package repository to your first container",
+      "How to choose a cloud service provider for your team, with a checklist of questions to ask",
+    ]
+      .map((t, i) => `<a href="/guides/${i}" class="Card-sc-1"><p>${t}</p><span>Read the guide</span></a>`)
+      .join("");
+    const html = `<html><body><div class="Layout-sc-9352c207-0">
+      <header class="Header-sc-1"><nav><a href="/products">Products</a> <a href="/pricing">Pricing</a> <a href="/docs">Docs</a></nav></header>
+      ${band("hero", `<h1>The inference cloud built for scale</h1><p>Train, run and scale models without surprise costs.</p><a href="/signup">Sign up</a>`)}
+      ${band("customers", `<h2>Customers growing with us</h2><p>CTO, ScraperAPI</p><p>Running it elsewhere would cost 250% more.</p><p>CEO, Servd</p><p>How Servd scaled its CMS platform.</p>`)}
+      ${band(
+        "why",
+        `<h2>A unified cloud to build full-stack apps</h2>
+        <p>Persistent compute, high-throughput storage and scalable runtime environments give you everything you need to go from an idea to an agent in production, fast, with predictable pricing, generous bandwidth and low inference costs, so there are never any surprises.</p>`,
+      )}
+      ${band("dive-in", `<h2>Dive in</h2><p>Our cloud is built to be simple, so you can spend your time building apps.</p><div class="Cards-sc-2">${guides}</div>`)}
+      ${band("start", `<h2>Start building today</h2><p>Sign up and get two hundred dollars in credit for your first sixty days, with support from real people included.</p>`)}
+      <footer class="Footer-sc-3"><a href="/about">About</a> <a href="/careers">Careers</a> <a href="/terms">Terms</a></footer>
+    </div></body></html>`;
+    const { markdown, pageType } = main(html, { baseUrl: "https://cloud.example/" });
+    assert.equal(pageType, "service");
+    for (const kept of [
+      "# The inference cloud built for scale",
+      "Running it elsewhere would cost 250% more",
+      "Persistent compute",
+      "two hundred dollars in credit",
+    ])
+      assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}\n${markdown}`);
+    assert.ok(!markdown.includes("[Careers]"));
+  });
+
   it("leaves out a footer's list of towns and zip codes, however long", () => {
     const towns =
       "Beverly Hills Los Angeles Irvine Perris Rosamond Hacienda Heights Chino Piru Rancho Cucamonga Highland Inglewood Pasadena Monrovia Garden Grove ".repeat(

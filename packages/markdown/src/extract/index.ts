@@ -6,7 +6,7 @@
 import { sharedAncestor, textChars, walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
 import { dropRepeatedAlts } from "./duplicate-alts.ts";
-import { findItemGrid, findItemGrids, type ItemGrid } from "./item-grid.ts";
+import { findItemGrid, findItemGrids, type ItemGrid, signature } from "./item-grid.ts";
 import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { removePostChrome } from "./post-chrome.ts";
@@ -316,7 +316,13 @@ const SECTIONS_SHARE = 0.6;
  * prose (testimonials). Climb from the pick while it holds little of the page's good text and each
  * step adds more good text than link lists and furniture.
  */
-function gatherSections(picked: Element, body: Element, tallies: Tallies, pageGood: number): Element {
+function gatherSections(
+  picked: Element,
+  body: Element,
+  tallies: Tallies,
+  pageGood: number,
+  bands: boolean,
+): Element {
   let container = picked;
   while (
     container !== body &&
@@ -325,10 +331,30 @@ function gatherSections(picked: Element, body: Element, tallies: Tallies, pageGo
   ) {
     const inner = tallyOf(tallies, container);
     const outer = tallyOf(tallies, container.parentElement);
-    if (outer.bad - inner.bad > outer.good - inner.good) break;
+    if (outer.bad - inner.bad > outer.good - inner.good && !(bands && amongBands(container, tallies))) break;
     container = container.parentElement;
   }
   return container;
+}
+
+/** Fewest sibling bands from one template (besides the pick) that make a landing page's sections. */
+const MIN_BANDS = 2;
+
+/**
+ * A landing page's sections come from one template (`<section class="band">` after band): the pick is
+ * one of them when its siblings are alike and most of them say something. Their cards and logo rows
+ * weigh as link lists, but they are the page's story as much as the band with the most prose.
+ */
+function amongBands(el: Element, tallies: Tallies): boolean {
+  const own = signature(el);
+  let alike = 0;
+  let saying = 0;
+  for (let c = el.parentElement?.firstElementChild; c; c = c.nextElementSibling) {
+    if (c === el || signature(c) !== own || tallyOf(tallies, c).chars === 0) continue;
+    alike++;
+    if (tallyOf(tallies, c).good > 0) saying++;
+  }
+  return alike >= MIN_BANDS && saying * 2 >= alike;
 }
 
 /** Prose and items apart: both, through their nearest shared ancestor, unless it carries much besides. */
@@ -449,7 +475,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   const picked =
     hintedContainer(body, tallies, leftGood) ?? widen(bestContainer(body, tallies), body, tallies);
   const container = PARTS_OF_ONE_BODY.has(pageType)
-    ? gatherSections(picked, body, tallies, leftGood)
+    ? gatherSections(picked, body, tallies, leftGood, pageType === "service")
     : picked;
   if (grid) {
     // The prose pick holds the items too (a category page with its intro): keep it whole, items and all.

@@ -26,7 +26,7 @@ const MAX_TARGETS_PER_ITEM = 4;
 const TAXONOMY = /^(?:category|tag|format|status|type|author|product_(?:cat|tag|type)|pa_[a-z]+)-/;
 
 /** What the template gave an element: its tag and class words without numbers (item-1, item-2). */
-function signature(el: Element): string {
+export function signature(el: Element): string {
   const cls = (el.getAttribute("class") ?? "")
     .split(/\s+/)
     .map((c) => c.replace(/\d+/g, ""))
