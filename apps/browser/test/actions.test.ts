@@ -8,8 +8,10 @@ import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
 import type { Control } from "../src/formats/controls-tree.ts";
 import { readControls } from "../src/formats/render.ts";
 import { type GuardProxy, startGuardProxy } from "../src/net/guard-proxy.ts";
-import { SETTLE_SCRIPT } from "../src/page/settle-script.ts";
+import type { Seen } from "../src/page/settle.ts";
+import { SETTLE_GLOBAL, SETTLE_SCRIPT } from "../src/page/settle-script.ts";
 import { type RunActionsOptions, runActions } from "../src/session/actions.ts";
+import { selectForTyping } from "../src/session/type-ready.ts";
 
 describe("session actions on a live page", () => {
   let site: FixtureSite;
@@ -105,6 +107,57 @@ describe("session actions on a live page", () => {
       assert.equal(await text(page, "h1"), `Welcome, user${i}`, `round ${i}`);
       await page.close();
     }
+  });
+
+  /** What a read of the page's settle state finds now, as a session keeps it from one act to the next. */
+  const seenNow = (page: Page): Promise<Seen> =>
+    page.evaluate((key) => {
+      const s = (window as unknown as Record<string, { state(y: number): Seen }>)[key]!.state(0);
+      return { origin: s.origin, asked: s.asked };
+    }, SETTLE_GLOBAL);
+
+  it("typing tells when no page script can see the text: a plain form's field, the page having queued nothing since the last read", async () => {
+    const page = await open("/form");
+    const field = page.locator("#username");
+    assert.equal(await selectForTyping(field, 5_000, await seenNow(page)), "unseen");
+    // Without a read to start from, or once the page has queued something since it: only ready.
+    assert.equal(await selectForTyping(field, 5_000), "ready");
+    const before = await seenNow(page);
+    await page.evaluate(() => setTimeout(() => {}, 10));
+    assert.equal(await selectForTyping(field, 5_000, before), "ready");
+    // Any way page script could see typing makes it only ready.
+    const seenBy: Record<string, string> = {
+      "an input listener": `<script>document.addEventListener("input", () => {})</script>`,
+      "an oninput property": `<script>document.getElementById("f").oninput = () => {}</script>`,
+      "an inline handler": `<div oninput="void 0"></div>`,
+      "a selectionchange handler": `<script>document.onselectionchange = () => {}</script>`,
+      "a transition listener": `<script>document.body.addEventListener("transitionend", () => {})</script>`,
+      "a child frame": `<iframe></iframe>`,
+      "a shadow root": `<div id="h"></div><script>document.getElementById("h").attachShadow({ mode: "open" })</script>`,
+    };
+    for (const [name, extra] of Object.entries(seenBy)) {
+      const p = await context.newPage();
+      await p.route(`${site.url}/seen`, (route) =>
+        route.fulfill({ contentType: "text/html", body: `<input id="f" aria-label="F">${extra}` }),
+      );
+      await p.goto(`${site.url}/seen`);
+      assert.equal(await selectForTyping(p.locator("#f"), 5_000, await seenNow(p)), "ready", name);
+      await p.close();
+    }
+    // Page script that listens only for keys or clicks cannot see text typed in.
+    const keys = await context.newPage();
+    await keys.route(`${site.url}/keys`, (route) =>
+      route.fulfill({
+        contentType: "text/html",
+        body: `<input id="f" aria-label="F"><script>
+          addEventListener("keydown", () => {}); document.addEventListener("click", () => {});
+        </script>`,
+      }),
+    );
+    await keys.goto(`${site.url}/keys`);
+    assert.equal(await selectForTyping(keys.locator("#f"), 5_000, await seenNow(keys)), "unseen");
+    await keys.close();
+    await page.close();
   });
 
   it("type replaces the value, and submit presses Enter", async () => {

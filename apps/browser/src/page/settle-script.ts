@@ -19,6 +19,12 @@ import { SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
  *   React's scheduler does), how many frame callbacks it asked for are still to run, and how many hooks
  *   it set that run in a rendering step unasked (scroll listeners, Intersection and Resize observers).
  *
+ * - whether page script can see text typed into a field (the typing hooks): a listener or handler the
+ *   page set for what typing fires (beforeinput, input, select, selectionchange, composition, and the
+ *   transitions, animations and scrolling a changed field may start), any inline handler for them in the
+ *   document, any shadow root, any child frame (whose window could hand the page an unwatched
+ *   addEventListener). None of these: typing runs no page script, so it queues nothing.
+ *
  * The controls map's in-page pass (formats/control-selectors.ts) runs in Playwright's isolated world,
  * which sees none of this; it reads the state through a MouseEvent named SETTLE_GLOBAL dispatched on
  * the window, whose relatedTarget is a detached element the state is written onto as an attribute. The
@@ -55,10 +61,12 @@ export const SETTLE_SCRIPT = `(() => {
     } catch (e) {}
   };
   watch(document);
+  let shadowRoots = 0;
   const attach = Element.prototype.attachShadow;
   if (attach) {
     Element.prototype.attachShadow = function (init) {
       const root = attach.call(this, init);
+      shadowRoots++;
       watch(root);
       return root;
     };
@@ -151,6 +159,53 @@ export const SETTLE_SCRIPT = `(() => {
     const scrollHooks = window[${JSON.stringify(SCROLL_HOOKS_GLOBAL)}];
     return resizeObservers + (scrollHooks ? scrollHooks.hooks : 0);
   };
+
+  // What typing text into a field fires or may start, for page script to see (lower case). Key events
+  // are the key press's own; focus and blur run while the field is focused, before the state is read.
+  const TYPING = new Set(["beforeinput", "input", "textinput", "select", "selectstart", "selectionchange",
+    "compositionstart", "compositionupdate", "compositionend", "scroll", "scrollend",
+    "transitionrun", "transitionstart", "transitionend", "transitioncancel", "webkittransitionend",
+    "animationstart", "animationend", "animationiteration", "animationcancel",
+    "webkitanimationstart", "webkitanimationend", "webkitanimationiteration"]);
+  const INLINE_TYPING = Array.from(TYPING, (t) => "[on" + t + "]").join(",");
+  // Listeners and handlers the page set for them (never counted down: conservative).
+  let typingHooks = 0;
+  // Proxies, so the page still sees native functions (toString, length, name).
+  EventTarget.prototype.addEventListener = new Proxy(EventTarget.prototype.addEventListener, {
+    apply(target, self, args) {
+      if (TYPING.has(String(args[0]).toLowerCase())) typingHooks++;
+      return Reflect.apply(target, self, args);
+    },
+  });
+  const handlerOwners = [window, Window.prototype, Document.prototype, HTMLElement.prototype, Element.prototype];
+  if (window.SVGElement) handlerOwners.push(SVGElement.prototype);
+  if (window.MathMLElement) handlerOwners.push(MathMLElement.prototype);
+  for (const owner of handlerOwners) {
+    for (const type of TYPING) {
+      const d = Object.getOwnPropertyDescriptor(owner, "on" + type);
+      if (!d || !d.set) continue;
+      // One that cannot be watched: typing is never taken as unseen on this page.
+      if (!d.configurable) { typingHooks = Infinity; continue; }
+      Object.defineProperty(owner, "on" + type, {
+        ...d,
+        set: new Proxy(d.set, {
+          apply(target, self, args) {
+            if (args[0]) typingHooks++;
+            return Reflect.apply(target, self, args);
+          },
+        }),
+      });
+    }
+  }
+  // What a read before typing needs: the page queued nothing since an earlier read (origin, asked),
+  // sets nothing going at its next rendering step, and no page script can see the typing.
+  const typingState = () => ({
+    origin: performance.timeOrigin,
+    asked,
+    pendingFrames: frames.size,
+    frameHooks: frameHooks(),
+    typingHooks: typingHooks + shadowRoots + window.length + (document.querySelector(INLINE_TYPING) ? 1 : 0),
+  });
 
   const afterTask = (then) => {
     const channel = new MessageChannel();
@@ -269,9 +324,18 @@ export const SETTLE_SCRIPT = `(() => {
     e.stopImmediatePropagation();
     out.setAttribute("data-state", JSON.stringify(state(Number(e.detail) || 0)));
   };
+  const typingBridge = (e) => {
+    const out = e.relatedTarget;
+    if (!out || typeof out.setAttribute !== "function" || out.isConnected) return;
+    e.stopImmediatePropagation();
+    out.setAttribute("data-state", JSON.stringify(typingState()));
+  };
   // document.open() (page.setContent) takes the window's listeners away: every read puts it back (adding
   // the same listener twice adds it once).
-  const listen = () => window.addEventListener(KEY, bridge, true);
+  const listen = () => {
+    window.addEventListener(KEY, bridge, true);
+    window.addEventListener(KEY + ":typing", typingBridge, true);
+  };
   listen();
 
   Object.defineProperty(window, KEY, {

@@ -10,7 +10,16 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 export type ActionKind = KeysOf<Action>;
 /** What an action of that form carries, e.g. `{ ref, text }` for type. */
 type ActionArgs<K extends ActionKind> = Extract<Action, { [P in K]: unknown }>[K];
-type Handler<K extends ActionKind> = (page: Page, args: ActionArgs<K>, ctx: ActionCtx) => Promise<void>;
+type Handler<K extends ActionKind> = (page: Page, args: ActionArgs<K>, ctx: ActionCtx) => Promise<unknown>;
+
+/** What an action found out while it ran, beyond having run. */
+export interface ActionDone {
+  /**
+   * Typed text that no page script could see, the page having queued nothing since `ctx.seen` (see
+   * type-ready.ts): the text set nothing going, so nothing after it is to be waited for.
+   */
+  typingUnseen?: true;
+}
 
 const NAVIGATION_TIMEOUT_MS = 30_000;
 
@@ -96,10 +105,12 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     const t = target(page, ref);
     // A plain text field ready for it is checked and selected in one call, then the text goes in as
     // Playwright's fill sends it; anything else goes through fill, which waits for it (type-ready.ts).
-    if (text && (await selectForTyping(t.locator, stepTimeout(ctx)))) await page.keyboard.insertText(text);
+    const ready = text ? await selectForTyping(t.locator, stepTimeout(ctx), ctx.seen) : "no";
+    if (ready !== "no") await page.keyboard.insertText(text);
     else await onElement(t, "type", ctx, (timeout, signal) => t.locator.fill(text, { timeout, signal }));
     if (submit)
       await onElement(t, "type", ctx, (timeout, signal) => t.locator.press("Enter", { timeout, signal }));
+    return ready === "unseen" && !submit ? { typingUnseen: true } : undefined;
   },
   click: async (page, { ref, button, clickCount }, ctx) => {
     const t = target(page, ref);
@@ -152,7 +163,7 @@ export function actionKind(a: Action): ActionKind {
 }
 
 /** A handler as looked up by a kind known only at run time; each takes its own form's args. */
-type AnyHandler = (page: Page, args: unknown, ctx: ActionCtx) => Promise<void>;
+type AnyHandler = (page: Page, args: unknown, ctx: ActionCtx) => Promise<unknown>;
 
 /**
  * The handler of an action, or undefined when this worker does not know its form (an api newer than

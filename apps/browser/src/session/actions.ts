@@ -3,7 +3,7 @@ import type { Page, Request } from "playwright-core";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import type { PageState, Seen } from "../page/settle.ts";
 import { ActionError, actionErrorOf, oneLine } from "./action-errors.ts";
-import { actionKind, handlerOf } from "./action-handlers.ts";
+import { type ActionDone, actionKind, handlerOf } from "./action-handlers.ts";
 import { withSettle } from "./settle.ts";
 import type { ActionCtx } from "./targets.ts";
 
@@ -93,15 +93,21 @@ export async function runActions<S = unknown>(
       let notActing = 0;
       let error: { code: string; message: string } | undefined;
       try {
-        const speculate =
-          index === actions.length - 1 && !NOT_SPECULATED.has(action) ? opts.speculate : undefined;
+        const last = index === actions.length - 1;
+        const speculate = last && !NOT_SPECULATED.has(action) ? opts.speculate : undefined;
+        const quietSeen = mayStartNavigation(a) ? undefined : seen;
         const done = await runOne(
           page,
           a,
-          { deadline, actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS },
+          {
+            deadline,
+            actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS,
+            // Between actions only: after the last, the page's state is read for the result anyway.
+            ...(quietSeen && !last ? { seen: quietSeen } : {}),
+          },
           since,
           speculate,
-          mayStartNavigation(a) ? undefined : seen,
+          quietSeen,
         );
         ({ state, speculated, seen } = done);
         notActing = done.speculateMs ?? 0;
@@ -159,6 +165,7 @@ async function runOne<S>(
     since,
     ...(speculate ? { speculate } : {}),
     ...(seen ? { seen } : {}),
+    setNothingGoing: (done) => (done as ActionDone | undefined)?.typingUnseen === true,
   });
   return {
     state: settled.state,

@@ -29,6 +29,12 @@ export interface SettleOptions<S = unknown> {
    * its handlers queued nothing and are not waited for (see page/settle-script.ts).
    */
   seen?: Seen;
+  /**
+   * Whether the action says, by its result, that it ran no page script and so set nothing going (text
+   * typed that no page script could see, see session/type-ready.ts): then, when it started no request
+   * and no navigation either, the page's handlers are not waited for, and `seen` holds on.
+   */
+  setNothingGoing?: (value: unknown) => boolean;
 }
 
 export interface Settled<T, S = unknown> {
@@ -163,6 +169,8 @@ export async function withSettle<T, S = unknown>(
   try {
     const value = await fn();
     const quiet = () => !navigations.length && !committed && !pending.size && !sawRequest;
+    if (!opts.speculate && opts.setNothingGoing?.(value) && quiet())
+      return { value, navigations, committed, ...(opts.seen ? { seen: opts.seen } : {}) };
     let speculateMs: number | undefined;
     if (opts.speculate) {
       const started = performance.now();

@@ -1,4 +1,5 @@
 import type { Locator, Page } from "playwright-core";
+import type { Seen } from "../page/settle.ts";
 import {
   ActionError,
   FRESH_MAP,
@@ -13,6 +14,11 @@ import {
 export interface ActionCtx {
   deadline: number;
   actionTimeoutMs: number;
+  /**
+   * What the last read of the page before the action found, when the action is followed by another and
+   * may let the wait between them be skipped (a type without Enter, see type-ready.ts).
+   */
+  seen?: Seen;
 }
 
 /** A control to act on: a ref from the controls map, or a CSS selector. */

@@ -1,5 +1,7 @@
 import type { Locator } from "playwright-core";
 import { registerSelectorEngine } from "../page/selector-engine.ts";
+import type { Seen } from "../page/settle.ts";
+import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 
 /**
  * Typing into a plain text field in one call into the page instead of Playwright's four.
@@ -17,6 +19,13 @@ import { registerSelectorEngine } from "../page/selector-engine.ts";
  * contenteditable, a field that is not ready yet, an element not found, a frame's ref) answers "not
  * ready", having changed nothing, and the action goes through Playwright's `fill`, which waits for it and
  * says what is wrong, as before.
+ *
+ * Given what the last read of the page found (`seen`), the same call also tells whether the page's own
+ * script can see the text going in (page/settle-script.ts, the typing hooks): read in the page's world
+ * once the field is focused, the page has queued nothing since that read, sets nothing going at its next
+ * rendering step, and has no listener, handler, shadow root or frame that typing could reach. Then the
+ * text runs no page script and queues nothing: the wait for the page's handlers after it (see
+ * session/settle.ts) would find nothing to wait for, and is not asked.
  */
 const ENGINE = "bf-type-ready";
 
@@ -57,31 +66,71 @@ function readyToType(el: Element): boolean {
   return true;
 }
 
+/** In the page: whether, by its bookkeeping, page script cannot see typing and nothing is queued since `seen`. */
+function typingUnseen(key: string, seenText: string): boolean {
+  const [origin, asked] = seenText.split(":").map(Number);
+  if (window !== window.top || !Number.isFinite(origin) || !Number.isFinite(asked)) return false;
+  const out = document.createElement("div");
+  window.dispatchEvent(new MouseEvent(`${key}:typing`, { relatedTarget: out }));
+  const text = out.getAttribute("data-state");
+  if (!text) return false;
+  const s = JSON.parse(text) as {
+    origin: number;
+    asked: number;
+    pendingFrames: number;
+    frameHooks: number;
+    typingHooks: number;
+  };
+  return (
+    s.origin === origin &&
+    s.asked === asked &&
+    s.pendingFrames === 0 &&
+    s.frameHooks === 0 &&
+    s.typingHooks === 0
+  );
+}
+
+// Answers the field when it is ready, and with it a second (detached) element when typing is unseen.
 const ENGINE_SOURCE = `(() => {
   const readyToType = ${readyToType.toString()};
-  const answer = (root) => (root && root.nodeType === 1 && readyToType(root) ? [root] : []);
+  const typingUnseen = ${typingUnseen.toString()};
+  const answer = (root, body) => {
+    if (!root || root.nodeType !== 1 || !readyToType(root)) return [];
+    const seen = String(body).split(":").slice(1).join(":");
+    let unseen = false;
+    try { unseen = seen !== "" && typingUnseen(${JSON.stringify(SETTLE_GLOBAL)}, seen); } catch (e) {}
+    return unseen ? [root, document.createElement("div")] : [root];
+  };
   return {
-    query: (root) => answer(root)[0] || null,
-    queryAll: (root) => answer(root),
+    query: (root, body) => answer(root, body)[0] || null,
+    queryAll: (root, body) => answer(root, body),
   };
 })()`;
 
 const engineReady = registerSelectorEngine(ENGINE, ENGINE_SOURCE);
 
 /**
- * Whether the target is a text field ready to be typed into, now selected and focused for it; false
- * (nothing changed) when it is not, is not found, or the check did not answer within `ms`.
+ * Whether the target is a text field ready to be typed into, now selected and focused for it: "no"
+ * (nothing changed) when it is not, is not found, or the check did not answer within `ms`; "unseen"
+ * when, besides, page script cannot see the typing and the page queued nothing since `seen` (see above);
+ * else "ready".
  */
-export async function selectForTyping(locator: Locator, ms: number): Promise<boolean> {
-  if (!(await engineReady())) return false;
+export async function selectForTyping(
+  locator: Locator,
+  ms: number,
+  seen?: Seen,
+): Promise<"no" | "ready" | "unseen"> {
+  if (!(await engineReady())) return "no";
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<number>((r) => {
     timer = setTimeout(() => r(0), ms);
   });
-  const asked = locator.locator(`${ENGINE}=field`).count();
+  const body = seen ? `field:${seen.origin}:${seen.asked}` : "field";
+  const asked = locator.locator(`${ENGINE}=${body}`).count();
   asked.catch(() => {});
   try {
-    return (await Promise.race([asked, late]).catch(() => 0)) === 1;
+    const n = await Promise.race([asked, late]).catch(() => 0);
+    return n === 2 ? "unseen" : n === 1 ? "ready" : "no";
   } finally {
     clearTimeout(timer);
   }
