@@ -6,7 +6,7 @@
 import { removeLabels } from "./labels.ts";
 
 const CONTROL =
-  /^(?:add to (?:cart|bag|basket|compare|wishlist|wish list|favou?rites)|quick ?(?:view|shop|add|look)|compare|add to compare|save|(?:view|see|more|select|choose) options|view (?:full )?details|see details|shop now|learn more|more info|be the first to review(?: this product)?|write a review|sort(?: by)?(?::.*)?|filters?|show filters|hide filters|load more|view all|see all)$/i;
+  /^(?:add to (?:cart|bag|basket|compare|wishlist|wish list|favou?rites)|quick ?(?:view|shop|add|look)|compare|add to compare|save|(?:view|see|more|select|choose) options|view (?:full )?details|see details|shop now|learn more|more info|be the first to review(?: this product)?|write a review|sort(?: by)?(?::.*)?|filters?|show filters|hide filters|load more|view all|see all|notify me(?: when available)?|rating:?)$/i;
 
 const CONTROL_TAGS = new Set(["A", "BUTTON", "LABEL", "SPAN", "DIV", "P", "LI"]);
 const MAX_CONTROL_CHARS = 40;
