@@ -1,4 +1,5 @@
 import { readableChars } from "./dom.ts";
+import { looksNeverContent } from "./extract/patterns.ts";
 
 /** A toggle's label: a question or a title, not a paragraph. */
 const TOGGLE_MAX_CHARS = 200;
@@ -8,6 +9,10 @@ const BODY_MIN_CHARS = 40;
 const BODY_MAX_LINK_SHARE = 0.5;
 const TOGGLE_NAME = /(?:^|[\s_-])(?:toggle|trigger|question|summary|head(?:er|ing)?|title)(?:$|[\s_-]|\d)/i;
 const HEADING = /^H[1-6]$/;
+/** Hints and menus that open over the page: a tooltip's "log in to rate" is not an answer. */
+const POP_UP = /tool-?tip|popover|pop-?up|drop-?down|flyout|tippy|hover-?card|mega-?menu/i;
+/** What an answer is written in; a hidden <textarea> or <template> holds markup for scripts. */
+const PANEL_TAGS = new Set(["DIV", "SECTION", "P", "DD", "UL", "OL", "LI", "ARTICLE", "SPAN", "TABLE"]);
 
 function looksLikeToggle(el: Element): boolean {
   const text = (el.textContent ?? "").trim();
@@ -37,7 +42,11 @@ function linkChars(el: Element): number {
  */
 export function isDisclosureBody(el: Element): boolean {
   const toggle = el.previousElementSibling;
-  if (!toggle || el.nextElementSibling || !looksLikeToggle(toggle)) return false;
+  if (!toggle || el.nextElementSibling || !PANEL_TAGS.has(el.nodeName) || !looksLikeToggle(toggle))
+    return false;
+  // A modal's template or a pop-up kept for later is no answer, whatever heads it.
+  if (looksNeverContent(el) || looksNeverContent(toggle) || POP_UP.test(el.getAttribute("class") ?? ""))
+    return false;
   if (el.querySelector("form,input,select,textarea,nav")) return false;
   const chars = readableChars(el);
   if (chars < BODY_MIN_CHARS || !/[.!?:]/.test(el.textContent ?? "")) return false;

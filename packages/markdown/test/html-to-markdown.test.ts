@@ -252,6 +252,18 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /Your cart is empty/, "a drawer holding a form");
   });
 
+  it("does not take a script's hidden template or a tooltip after a titled block for an accordion's answer", () => {
+    const out =
+      md(`<html><body><h1>Catering tips</h1><p>Add a line for a discretionary gratuity to every proposal.</p>
+      <div class="templates"><div id="pleaseWait" class="reveal-modal tiny" data-reveal><h4>Please wait...</h4></div><textarea id="alertTemplate" class="hide">&lt;div id="{%=id%}" class="reveal-modal small"&gt;&lt;h4&gt;Alert: something went wrong.&lt;/h4&gt;&lt;/div&gt;</textarea></div>
+      <div class="js-tooltip"><div class="js-tooltip-trigger"><a class="rate-now">Rate now</a></div>
+        <div class="js-tooltip__content hidden"><h4>You have to be logged in to rate products.</h4><p>Only buyers may rate, to keep ratings honest.</p></div></div>
+      </body></html>`);
+    assert.match(out, /discretionary gratuity/);
+    assert.doesNotMatch(out, /reveal-modal|something went wrong/, "a template for scripts");
+    assert.doesNotMatch(out, /logged in to rate/, "a tooltip");
+  });
+
   it("leaves out what a utility class hides at every size, not what it shows from some size up or another tab's list", () => {
     const out = md(`<html><body><h1>Staple Tee</h1><p>Regular fit, 5.3 oz combed cotton.</p>
       <dl class="productView-info hide"><dt>cat_thumb_Bone:</dt><dd>thumb_bone_1.jpg</dd></dl>
