@@ -1,5 +1,5 @@
 import { isDisclosureBody } from "./disclosure-body.ts";
-import { readableChars, walkElements } from "./dom.ts";
+import { classOf, readableChars, walkElements } from "./dom.ts";
 import { collapseSpaces } from "./parse.ts";
 import { removeScreenReaderCopies } from "./screen-reader-copies.ts";
 
@@ -85,7 +85,7 @@ const HIDDEN_ON_DESKTOP =
 /** ...unless another shows it again on desktop ("md:hidden xl:block" is a wide-screen variant). */
 const SHOWN_ON_DESKTOP = /^(?:(?:lg|xl):(?![\w-]*hidden)|d-(?:lg|xl)-(?!none)|visible-(?:md|lg))/;
 
-const classTokens = (el: Element) => el.getAttribute("class")?.trim().split(/\s+/) ?? [];
+const classTokens = (el: Element) => classOf(el).trim().split(/\s+/);
 
 function hiddenOnDesktop(el: Element): boolean {
   const tokens = classTokens(el);
@@ -138,7 +138,7 @@ function removeStickyCopies(parts: Element[], body: Element): void {
   const pageText = collapseSpaces(body.textContent ?? "");
   for (const el of parts) {
     // An in-page menu of the sections below repeats their headings by design: navigation, not a copy.
-    if (!body.contains(el) || el.nodeName === "NAV" || /nav/i.test(el.getAttribute("class") ?? "")) continue;
+    if (!body.contains(el) || el.nodeName === "NAV" || /nav/i.test(classOf(el))) continue;
     let all = 0;
     let repeated = 0;
     const walker = el.ownerDocument.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
@@ -186,7 +186,7 @@ function isCollapsedPanel(el: Element, controlled: Set<string>): boolean {
   if (id && controlled.has(id)) return true;
   // A "read more" expander's rest, waiting for its click (data-expanded="false").
   if (el.getAttribute("data-expanded") === "false") return true;
-  const names = el.getAttribute("class")?.replace(/__/g, "-");
+  const names = classOf(el).replace(/__/g, "-");
   if (names && (PANEL_NAME.test(names) || SLIDE_NAME.test(names))) return true;
   return isDisclosureBody(el);
 }
@@ -267,7 +267,7 @@ function survey(root: Element, meta: PageMeta): Found {
     if (v === "remove") found.removed.push(el);
     else if (v === "hidden") found.hidden.push(el);
     else if (hiddenOnDesktop(el)) found.phoneOnly.push(el);
-    else if (STICKY_NAME.test(`${el.nodeName} ${el.getAttribute("class") ?? ""}`)) found.sticky.push(el);
+    else if (STICKY_NAME.test(`${el.nodeName} ${classOf(el)}`)) found.sticky.push(el);
     else if (v === "label") found.labelled.push(el);
     // Hidden elements are entered: one that stays needs its own insides cleaned.
     return v !== "remove" || el.nodeName === "HEAD";

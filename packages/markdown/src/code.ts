@@ -1,10 +1,12 @@
+import { classOf } from "./dom.ts";
+
 const LANGUAGE_CLASS = /(?:^|\s)lang(?:uage)?-([\w#+.-]+)/i;
 // GitHub: <div class="highlight highlight-source-js"><pre>…
 const HIGHLIGHT_CLASS = /(?:^|\s)highlight-(?:source|text)-([a-z0-9]+)/i;
 
 function languageOf(el: Element | null | undefined): string {
   if (!el) return "";
-  const cls = el.getAttribute("class") ?? "";
+  const cls = classOf(el);
   const match = LANGUAGE_CLASS.exec(cls) ?? HIGHLIGHT_CLASS.exec(cls);
   if (match?.[1]) return match[1];
   return el.getAttribute("data-lang") ?? el.getAttribute("data-language") ?? "";

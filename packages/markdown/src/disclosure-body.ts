@@ -1,4 +1,4 @@
-import { readableChars } from "./dom.ts";
+import { classOf, readableChars } from "./dom.ts";
 import { looksNeverContent } from "./extract/patterns.ts";
 
 /** A toggle's label: a question or a title, not a paragraph. */
@@ -25,7 +25,7 @@ function looksLikeToggle(el: Element): boolean {
   // styled-components print the style props they were given as attributes (cursor="pointer").
   if (el.getAttribute("cursor") === "pointer" || /cursor\s*:\s*pointer/i.test(el.getAttribute("style") ?? ""))
     return true;
-  if (TOGGLE_NAME.test((el.getAttribute("class") ?? "").replace(/__/g, "-"))) return true;
+  if (TOGGLE_NAME.test(classOf(el).replace(/__/g, "-"))) return true;
   return text.endsWith("?") || el.querySelector("h1,h2,h3,h4,h5,h6,button,[aria-expanded]") !== null;
 }
 
@@ -45,8 +45,7 @@ export function isDisclosureBody(el: Element): boolean {
   if (!toggle || el.nextElementSibling || !PANEL_TAGS.has(el.nodeName) || !looksLikeToggle(toggle))
     return false;
   // A modal's template or a pop-up kept for later is no answer, whatever heads it.
-  if (looksNeverContent(el) || looksNeverContent(toggle) || POP_UP.test(el.getAttribute("class") ?? ""))
-    return false;
+  if (looksNeverContent(el) || looksNeverContent(toggle) || POP_UP.test(classOf(el))) return false;
   if (el.querySelector("form,input,select,textarea,nav")) return false;
   const chars = readableChars(el);
   if (chars < BODY_MIN_CHARS || !/[.!?:]/.test(el.textContent ?? "")) return false;

@@ -29,3 +29,9 @@ export function sharedAncestor(from: Element, el: Element): Element | undefined 
   while (shared && !shared.contains(el)) shared = shared.parentElement;
   return shared ?? undefined;
 }
+
+/**
+ * An element's class attribute, "" when it has none. linkedom's getAttribute("class") joins its class
+ * list into a new string on every call; the attribute node holds the same value.
+ */
+export const classOf = (el: Element): string => el.getAttributeNode("class")?.value ?? "";

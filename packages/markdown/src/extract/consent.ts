@@ -1,3 +1,5 @@
+import { classOf } from "../dom.ts";
+
 /**
  * Cookie-consent notices found by what they say, for the many whose markup is named like anything
  * else (class names are what patterns.ts reads). A notice is short, speaks of cookies and asks to
@@ -64,7 +66,7 @@ function removeConsentManagers(body: Element): void {
   const doomed: Element[] = [];
   for (const el of body.querySelectorAll("[id], [class]")) {
     if (doomed.some((d) => d.contains(el))) continue;
-    const names = `${el.getAttribute("id") ?? ""} ${el.getAttribute("class") ?? ""}`;
+    const names = `${el.getAttribute("id") ?? ""} ${classOf(el)}`;
     if (!CONSENT_MANAGER.test(names)) continue;
     const text = el.textContent ?? "";
     if ((text.match(COOKIES)?.length ?? 0) < MANAGER_MENTIONS) continue;

@@ -3,7 +3,7 @@
  * pick the element whose text is most content-like, then prune what is left of furniture inside it.
  * Pure DOM work on the caller's (private) document; linear in its size apart from ancestor walks.
  */
-import { sharedAncestor, textChars, walkElements } from "../dom.ts";
+import { classOf, sharedAncestor, textChars, walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
 import { dropRepeatedAlts } from "./duplicate-alts.ts";
 import { findItemGrid, findItemGrids, type ItemGrid, signature } from "./item-grid.ts";
@@ -386,7 +386,7 @@ function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined, 
     if (el.nodeName === "PRE") codeBlocks++;
     if ((el.nodeName === "A" || el.nodeName === "BUTTON") && CALL_TO_ACTION.test(el.textContent ?? ""))
       calls++;
-    const cls = el.getAttribute("class");
+    const cls = classOf(el);
     // WordPress classes every entry of a blog "post" ("post type-post hentry"): a list of articles, no thread.
     if (cls && !BLOG_ENTRY.test(cls))
       for (const token of cls.split(/\s+/)) if (POST_TOKEN.test(token)) posts++;

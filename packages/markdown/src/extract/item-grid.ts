@@ -3,7 +3,7 @@
  * tiles, posts in a list), each holding a link and some text. On a collection or listing page that run
  * is the content, though no single block of it reads like prose.
  */
-import { walkElements } from "../dom.ts";
+import { classOf, walkElements } from "../dom.ts";
 import { type Tallies, tallyOf } from "./score.ts";
 
 export interface ItemGrid {
@@ -27,7 +27,7 @@ const TAXONOMY = /^(?:category|tag|format|status|type|author|product_(?:cat|tag|
 
 /** What the template gave an element: its tag and class words without numbers (item-1, item-2). */
 export function signature(el: Element): string {
-  const cls = (el.getAttribute("class") ?? "")
+  const cls = classOf(el)
     .split(/\s+/)
     .map((c) => c.replace(/\d+/g, ""))
     .filter((c) => c && !/^(?:active|selected|first|last|odd|even|is-|has-)/.test(c) && !TAXONOMY.test(c))

@@ -1,3 +1,4 @@
+import { classOf } from "../dom.ts";
 /**
  * What class names, ids, roles and tags say about an element. General vocabulary of site templates
  * (WordPress, news CMSs, documentation generators), never tied to one site.
@@ -135,7 +136,7 @@ const STATE_CLASS = /(?:^|\s)(?:hide|hidden|no|has|without|with|disable|disabled
 
 /** The element's class and id, the two attributes templates name their parts with. */
 export function namesOf(el: Element): string {
-  let cls = el.getAttribute("class");
+  let cls = classOf(el);
   if (cls?.includes("-")) cls = cls.replace(STATE_CLASS, "");
   const id = el.getAttribute("id");
   if (!cls) return id ?? "";

@@ -3,7 +3,7 @@
  * stay; a quote whose text the thread already holds goes (a quote of something not on the page, a
  * post from another thread or an article, stays).
  */
-import { walkElements } from "../dom.ts";
+import { classOf, walkElements } from "../dom.ts";
 import { collapseSpaces } from "../parse.ts";
 
 const QUOTE_NAME =
@@ -15,7 +15,7 @@ const normalize = (text: string) => collapseSpaces(text).toLowerCase();
 
 function isQuote(el: Element): boolean {
   if (el.nodeName === "BLOCKQUOTE") return true;
-  const cls = el.getAttribute("class");
+  const cls = classOf(el);
   return cls !== null && QUOTE_NAME.test(cls);
 }
 
