@@ -17,7 +17,16 @@
  * a recorder). With everything in place it runs a few checks and prints nothing.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -93,7 +102,29 @@ function dependencyProblem() {
   for (const path of Object.keys(have)) {
     if (!(path in want)) return `${path} is installed but no longer in package-lock.json`;
   }
+  if (readFileSyncOr(PATCHES_APPLIED) !== patchesDigest())
+    return "patches/ (fixes to dependencies, applied by patch-package on install) changed since npm ci";
   return undefined;
+}
+
+// patches/ holds fixes to installed packages; npm ci's postinstall applies them. A patch added or changed
+// later needs a clean install, so the digest of what was applied is kept in node_modules.
+const PATCHES_APPLIED = join(ROOT, "node_modules", ".browserfleet-patches");
+
+function patchesDigest() {
+  const dir = join(ROOT, "patches");
+  const hash = createHash("sha256");
+  for (const name of existsSync(dir) ? readdirSync(dir).sort() : [])
+    hash.update(name).update(readFileSync(join(dir, name)));
+  return hash.digest("hex");
+}
+
+function readFileSyncOr(file) {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 const dependencies = dependencyProblem();
@@ -104,6 +135,7 @@ if (dependencies) {
   const [command, prefix] = npmCli?.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
   const code = run(command, [...prefix, "ci", "--prefer-offline", "--no-audit", "--no-fund"]);
   if (code !== 0) fail(`npm ci failed (exit code ${code}); its output is above`);
+  writeFileSync(PATCHES_APPLIED, patchesDigest());
 }
 
 // 2. System packages.
