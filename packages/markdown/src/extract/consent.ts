@@ -1,4 +1,4 @@
-import { classOf } from "../dom.ts";
+import { classOf, walkElements } from "../dom.ts";
 
 /**
  * Cookie-consent notices found by what they say, for the many whose markup is named like anything
@@ -62,16 +62,16 @@ const MAX_MANAGER_SHARE = 0.8;
  * whole, however long their explanations: the text-based rule above stops at a notice's length.
  */
 function removeConsentManagers(body: Element): void {
-  const pageChars = (body.textContent ?? "").replace(/\s+/g, "").length;
+  let pageChars: number | undefined;
   const doomed: Element[] = [];
-  for (const el of body.querySelectorAll("[id], [class]")) {
-    if (doomed.some((d) => d.contains(el))) continue;
-    const names = `${el.getAttribute("id") ?? ""} ${classOf(el)}`;
-    if (!CONSENT_MANAGER.test(names)) continue;
+  walkElements(body, (el) => {
+    if (!CONSENT_MANAGER.test(`${el.getAttribute("id") ?? ""} ${classOf(el)}`)) return;
     const text = el.textContent ?? "";
-    if ((text.match(COOKIES)?.length ?? 0) < MANAGER_MENTIONS) continue;
-    if (text.replace(/\s+/g, "").length > MAX_MANAGER_SHARE * pageChars) continue;
+    if ((text.match(COOKIES)?.length ?? 0) < MANAGER_MENTIONS) return;
+    pageChars ??= (body.textContent ?? "").replace(/\s+/g, "").length;
+    if (text.replace(/\s+/g, "").length > MAX_MANAGER_SHARE * pageChars) return;
     doomed.push(el);
-  }
+    return false;
+  });
   for (const el of doomed) el.remove();
 }

@@ -34,6 +34,16 @@ function onlyNamesHeadline(alt: string, headline: Set<string>): boolean {
 
 export function dropRepeatedAlts(container: Element): void {
   const headline = headlineWords(container);
+  // Pictures share ancestors (a gallery's many photos under one card); each is read once.
+  const texts = new Map<Element, string>();
+  const textOf = (el: Element) => {
+    let text = texts.get(el);
+    if (text === undefined) {
+      text = normalize(el.textContent ?? "");
+      texts.set(el, text);
+    }
+    return text;
+  };
   walkElements(container, (el) => {
     if (el.nodeName !== "IMG") return true;
     const alt = normalize(el.getAttribute("alt") ?? "");
@@ -44,7 +54,7 @@ export function dropRepeatedAlts(container: Element): void {
     }
     let up = el.parentElement;
     for (let i = 0; i < REACH && up && up !== container.parentElement; i++, up = up.parentElement) {
-      if (normalize(up.textContent ?? "").includes(alt)) {
+      if (textOf(up).includes(alt)) {
         el.setAttribute("alt", "");
         break;
       }
