@@ -35,3 +35,58 @@ export function sharedAncestor(from: Element, el: Element): Element | undefined 
  * list into a new string on every call; the attribute node holds the same value.
  */
 export const classOf = (el: Element): string => el.getAttributeNode("class")?.value ?? "";
+
+const isLink = (el: Element) => el.nodeName === "A" && el.hasAttribute("href");
+const TITLE_TAGS = new Set(["H2", "H3", "H4"]);
+
+/**
+ * The links under `root` (what querySelectorAll("a[href]") finds, a template's insides left out).
+ * Passes that ask this of every candidate item would otherwise compile the selector on every call.
+ */
+export function linksUnder(root: Element): Element[] {
+  const links: Element[] = [];
+  walkElements(root, (el) => {
+    if (el.nodeName === "TEMPLATE") return false;
+    if (isLink(el)) links.push(el);
+    return true;
+  });
+  return links;
+}
+
+/** Whether `root` holds a link (querySelector("a[href]") !== null). */
+export function hasLinkUnder(root: Element): boolean {
+  const stack: Element[] = [];
+  for (let c = root.firstElementChild; c; c = c.nextElementSibling) stack.push(c);
+  while (stack.length) {
+    const el = stack.pop() as Element;
+    if (isLink(el)) return true;
+    if (el.nodeName !== "TEMPLATE")
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) stack.push(c);
+  }
+  return false;
+}
+
+/**
+ * How many elements under `root` are a linked title: an h2-h4 inside a link, or a link inside an h2-h4,
+ * ancestors above `root` counted (querySelectorAll("h2 a[href], ..., a[href] h4").length).
+ */
+export function linkedTitlesUnder(root: Element): number {
+  let inTitle = false;
+  let inLink = false;
+  for (let up: Element | null = root; up; up = up.parentElement) {
+    if (TITLE_TAGS.has(up.nodeName)) inTitle = true;
+    if (isLink(up)) inLink = true;
+  }
+  let count = 0;
+  const visit = (parent: Element, title: boolean, link: boolean): void => {
+    for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
+      if (c.nodeName === "TEMPLATE") continue;
+      const isTitle = TITLE_TAGS.has(c.nodeName);
+      const linked = isLink(c);
+      if ((linked && title) || (isTitle && link)) count++;
+      visit(c, title || isTitle, link || linked);
+    }
+  };
+  visit(root, inTitle, inLink);
+  return count;
+}

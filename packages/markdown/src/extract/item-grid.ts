@@ -3,7 +3,7 @@
  * tiles, posts in a list), each holding a link and some text. On a collection or listing page that run
  * is the content, though no single block of it reads like prose.
  */
-import { classOf, walkElements } from "../dom.ts";
+import { classOf, hasLinkUnder, linkedTitlesUnder, linksUnder, walkElements } from "../dom.ts";
 import { type Tallies, tallyOf } from "./score.ts";
 
 export interface ItemGrid {
@@ -36,11 +36,11 @@ export function signature(el: Element): string {
   return `${el.nodeName}.${cls}`;
 }
 
-const hasLink = (el: Element) => el.nodeName === "A" || el.querySelector("a[href]") !== null;
+const hasLink = (el: Element) => el.nodeName === "A" || hasLinkUnder(el);
 
 function targets(el: Element): number {
   const hrefs = new Set<string>();
-  for (const a of Array.from(el.querySelectorAll("a[href]"))) hrefs.add(a.getAttribute("href") ?? "");
+  for (const a of linksUnder(el)) hrefs.add(a.getAttribute("href") ?? "");
   return hrefs.size;
 }
 
@@ -48,8 +48,7 @@ function targets(el: Element): number {
 const MAX_TARGETS_PER_TITLED_ITEM = 12;
 
 /** One heading that holds or sits in a link: the item's title (a section of cards has one per card). */
-const linkedTitle = (el: Element) =>
-  el.querySelectorAll("h2 a[href], h3 a[href], h4 a[href], a[href] h2, a[href] h3, a[href] h4").length === 1;
+const linkedTitle = (el: Element) => linkedTitlesUnder(el) === 1;
 
 /** The median item links to few places, or to a few more under a linked title. */
 function fewTargets(items: Element[]): boolean {
