@@ -14,8 +14,9 @@ const MIN_NAME_CHARS = 8;
 function slideAlt(el: Element): string | undefined {
   let image: Element | undefined = el;
   if (el.nodeName !== "IMG") {
-    const images = el.querySelectorAll("img");
-    if (images.length !== 1 || (el.textContent ?? "").trim() !== "") return undefined;
+    if ((el.textContent ?? "").trim() !== "") return undefined;
+    const images = el.getElementsByTagName("img");
+    if (images.length !== 1) return undefined;
     image = images[0];
   }
   const alt = image

@@ -22,9 +22,10 @@ const KEYWORD_RUN_CHARS = 400;
  * is mostly link text without being a list of links: one link, and a <time> outside it.
  */
 function isByline(el: Element): boolean {
-  const time = el.querySelector("time");
+  // By tag name: a selector would be compiled again for each of the page's blocks.
+  const time = el.getElementsByTagName("time")[0];
   if (!time) return false;
-  const links = el.querySelectorAll("a");
+  const links = el.getElementsByTagName("a");
   // A linked date alone ("Posted August 26", a permalink) is no author.
   return links.length === 1 && !links[0]?.contains(time);
 }
