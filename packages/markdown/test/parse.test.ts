@@ -1,0 +1,54 @@
+/**
+ * The parser as patched (patches/linkedom+*.patch): listener maps made on the first addEventListener,
+ * class lists built when first asked for, tagName's upper case cached. What a DOM user relies on must
+ * still hold.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Event } from "linkedom";
+import { classOf } from "../src/dom.ts";
+import { parseDocument } from "../src/parse.ts";
+
+const ping = (bubbles: boolean) => new Event("ping", { bubbles }) as unknown as globalThis.Event;
+
+describe("the parsed document", () => {
+  it("delivers events to listeners added after parsing, bubbling up, and stops after removal", () => {
+    const doc = parseDocument(`<html><body><div id="outer"><p id="inner">x</p></div></body></html>`);
+    const outer = doc.getElementById("outer") as Element;
+    const inner = doc.getElementById("inner") as Element;
+    const heard: string[] = [];
+    const onInner = () => heard.push("inner");
+    inner.addEventListener("ping", onInner);
+    outer.addEventListener("ping", () => heard.push("outer"));
+    inner.dispatchEvent(ping(true));
+    assert.deepEqual(heard, ["inner", "outer"]);
+    inner.removeEventListener("ping", onInner);
+    inner.dispatchEvent(ping(true));
+    assert.deepEqual(heard, ["inner", "outer", "outer"]);
+    // A node that never had a listener can have one removed, and dispatches to no one.
+    const text = inner.firstChild as ChildNode;
+    text.removeEventListener("ping", onInner);
+    assert.equal(doc.body.dispatchEvent(ping(false)), true);
+  });
+
+  it("reads class names as written, whatever the spacing, and keeps them in step with changes", () => {
+    const doc = parseDocument(`<div class=" card  card--wide\ncard "><span>x</span></div>`);
+    const div = doc.querySelector("div") as Element;
+    assert.deepEqual([...div.classList], ["card", "card--wide"]);
+    assert.equal(div.className, "card card--wide");
+    assert.equal(div.getAttribute("class"), "card card--wide");
+    assert.ok(div.matches(".card--wide"));
+    assert.match(classOf(div), /card--wide/);
+    div.classList.add("open");
+    assert.equal(classOf(div), "card card--wide open");
+    div.setAttribute("class", "closed");
+    assert.deepEqual([...div.classList], ["closed"]);
+    assert.equal(classOf(div.querySelector("span") as Element), "");
+  });
+
+  it("names elements in upper case, custom elements too", () => {
+    const doc = parseDocument(`<section><my-widget>a</my-widget><p>b</p><P>c</P></section>`);
+    const names = [...(doc.querySelector("section") as Element).children].map((el) => el.tagName);
+    assert.deepEqual(names, ["MY-WIDGET", "P", "P"]);
+  });
+});
