@@ -20,8 +20,14 @@ export function createService(): TurndownService {
   addContentRules(service);
   addTableRules(service);
   indexRulesByTag(service);
+  // turndown runs thirteen replacements over every text node; most have nothing any of them changes.
+  const escapeAll = service.escape.bind(service);
+  service.escape = (text: string) => (MAY_NEED_ESCAPE.test(text) ? escapeAll(text) : text);
   return service;
 }
+
+/** Anything turndown's escapes act on: these characters anywhere, or a block marker at the start. */
+const MAY_NEED_ESCAPE = /[\\*`[\]_]|^(?:[-+=#>~]|\d+\. )/;
 
 type Filter = string | string[] | ((this: Rule, node: HTMLElement, options: unknown) => boolean);
 interface Rule {
