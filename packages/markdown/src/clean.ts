@@ -85,7 +85,12 @@ const HIDDEN_ON_DESKTOP =
 /** ...unless another shows it again on desktop ("md:hidden xl:block" is a wide-screen variant). */
 const SHOWN_ON_DESKTOP = /^(?:(?:lg|xl):(?![\w-]*hidden)|d-(?:lg|xl)-(?!none)|visible-(?:md|lg))/;
 
-const classTokens = (el: Element) => classOf(el).trim().split(/\s+/);
+const NO_TOKENS: readonly string[] = [];
+/** Most elements have no class: asked of every element in every pass, that case splits nothing. */
+const classTokens = (el: Element): readonly string[] => {
+  const names = classOf(el);
+  return names ? names.trim().split(/\s+/) : NO_TOKENS;
+};
 
 function hiddenOnDesktop(el: Element): boolean {
   const tokens = classTokens(el);
@@ -154,7 +159,7 @@ function removeStickyCopies(parts: Element[], body: Element): void {
 }
 
 function verdict(el: Element): Verdict {
-  const tag = el.nodeName.toUpperCase();
+  const tag = el.nodeName;
   if (NEVER_CONTENT.has(tag)) return "remove";
   // A tab panel not shown yet (the code sample in another language, the other plan) is content one
   // click away, like hidden=until-found.
