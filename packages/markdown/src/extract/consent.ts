@@ -1,10 +1,10 @@
-import { classOf, walkElements } from "../dom.ts";
-
 /**
  * Cookie-consent notices found by what they say, for the many whose markup is named like anything
  * else (class names are what patterns.ts reads). A notice is short, speaks of cookies and asks to
  * accept, reject or set preferences; the largest element around such text that stays short goes.
  */
+
+import { classOf, walkElements } from "../dom.ts";
 
 /** A notice is at most this long; an article about cookies is longer and stays. */
 const MAX_NOTICE_CHARS = 1_500;

@@ -1,8 +1,9 @@
-import { classOf } from "../dom.ts";
 /**
  * What class names, ids, roles and tags say about an element. General vocabulary of site templates
  * (WordPress, news CMSs, documentation generators), never tied to one site.
  */
+
+import { classOf } from "../dom.ts";
 
 /** Elements that hold page furniture rather than content, when they are not the bulk of the text. */
 export const FURNITURE_TAGS = new Set([
@@ -137,7 +138,7 @@ const STATE_CLASS = /(?:^|\s)(?:hide|hidden|no|has|without|with|disable|disabled
 /** The element's class and id, the two attributes templates name their parts with. */
 export function namesOf(el: Element): string {
   let cls = classOf(el);
-  if (cls?.includes("-")) cls = cls.replace(STATE_CLASS, "");
+  if (cls.includes("-")) cls = cls.replace(STATE_CLASS, "");
   const id = el.getAttribute("id");
   if (!cls) return id ?? "";
   return id ? `${cls} ${id}` : cls;

@@ -15,8 +15,7 @@ const normalize = (text: string) => collapseSpaces(text).toLowerCase();
 
 function isQuote(el: Element): boolean {
   if (el.nodeName === "BLOCKQUOTE") return true;
-  const cls = classOf(el);
-  return cls !== null && QUOTE_NAME.test(cls);
+  return QUOTE_NAME.test(classOf(el));
 }
 
 /** The quoted passage without its "Name said:" attribution line. */
