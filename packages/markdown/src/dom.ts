@@ -1,10 +1,42 @@
+import { parseHTML } from "linkedom";
+
 /**
- * Depth-first walk over the elements under `root` (not `root` itself).
- * Returning false from `visit` skips that element's descendants. Much cheaper
- * than linkedom's querySelectorAll on large pages; collect first and mutate
- * after the walk, since it follows live sibling links.
+ * linkedom keeps a document as one linked list in document order: each element's start, its attributes,
+ * its contents, then its end marker. Walking that list is what the sibling getters do underneath, without
+ * skipping attribute nodes and text on every step. The two links are symbols it does not export.
+ */
+const LINKS = (() => {
+  const probe = parseHTML("<!doctype html><html><body><p></p></body></html>").document.body;
+  const symbols = Object.getOwnPropertySymbols(probe);
+  const next = symbols.find((s) => s.description === "next");
+  const end = symbols.find((s) => s.description === "end");
+  return next && end ? { next, end } : undefined;
+})();
+
+interface Linked extends Element {
+  [link: symbol]: Linked;
+}
+
+/**
+ * Depth-first walk over the elements under `root` (not `root` itself), in document order.
+ * Returning false from `visit` skips that element's descendants. Much cheaper than linkedom's
+ * querySelectorAll on large pages; collect first and mutate after the walk, since it follows live links.
  */
 export function walkElements(root: Element, visit: (el: Element) => boolean | undefined): void {
+  const end = LINKS && (root as Linked)[LINKS.end];
+  if (!LINKS || !end) {
+    walkBySiblings(root, visit);
+    return;
+  }
+  const { next: NEXT, end: END } = LINKS;
+  let node: Linked | undefined = (root as Linked)[NEXT];
+  while (node && node !== end) {
+    if (node.nodeType === 1 && visit(node) === false) node = node[END] as Linked;
+    node = node[NEXT];
+  }
+}
+
+function walkBySiblings(root: Element, visit: (el: Element) => boolean | undefined): void {
   let el = root.firstElementChild;
   while (el) {
     let next = visit(el) === false ? null : el.firstElementChild;

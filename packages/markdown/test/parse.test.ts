@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Event } from "linkedom";
-import { classOf } from "../src/dom.ts";
+import { classOf, walkElements } from "../src/dom.ts";
 import { parseDocument } from "../src/parse.ts";
 
 const ping = (bubbles: boolean) => new Event("ping", { bubbles }) as unknown as globalThis.Event;
@@ -50,5 +50,26 @@ describe("the parsed document", () => {
     const doc = parseDocument(`<section><my-widget>a</my-widget><p>b</p><P>c</P></section>`);
     const names = [...(doc.querySelector("section") as Element).children].map((el) => el.tagName);
     assert.deepEqual(names, ["MY-WIDGET", "P", "P"]);
+  });
+
+  it("walks the elements under a node in document order, skipping the subtrees it is told to skip", () => {
+    const doc = parseDocument(
+      `<body><main id="m" class="x" data-a="1"><h1 title="t">Title <b>bold</b></h1><!-- note -->text` +
+        `<nav><a href="/">home</a><ul><li>one</li></ul></nav><template><p>later</p></template>` +
+        `<p>last <i>word</i></p></main><footer><p>after</p></footer></body>`,
+    );
+    const main = doc.getElementById("m") as Element;
+    const seen: string[] = [];
+    walkElements(main, (el) => {
+      seen.push(el.nodeName);
+      return el.nodeName !== "NAV";
+    });
+    // A template's insides are walked like any element's (callers that must not read them skip them).
+    assert.deepEqual(seen, ["H1", "B", "NAV", "TEMPLATE", "P", "P", "I"]);
+    // Elements added after parsing are walked too.
+    main.querySelector("h1")?.append(doc.createElement("small"));
+    const again: string[] = [];
+    walkElements(main.querySelector("h1") as Element, (el) => void again.push(el.nodeName));
+    assert.deepEqual(again, ["B", "SMALL"]);
   });
 });
