@@ -3,8 +3,8 @@ import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
 import { removeConsentNotices } from "./extract/consent.ts";
 import { removeDialogs } from "./extract/dialogs.ts";
 import { removeFillerText } from "./extract/filler.ts";
-import { extractMainContent, type MainContentStatus } from "./extract/index.ts";
-import { type PageType, readHints } from "./extract/page-type.ts";
+import { extractMainContent, type MainContentStatus, pageTypeFeatures } from "./extract/index.ts";
+import { type PageHints, type PageType, readHints } from "./extract/page-type.ts";
 
 export type { MainContentStatus, PageType };
 
@@ -49,7 +49,16 @@ interface Prepared {
   pageType?: PageType;
 }
 
-function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Prepared | undefined {
+interface Cleaned {
+  root: Element;
+  body: Element;
+  title?: string;
+  baseHref?: string;
+  hints?: PageHints;
+}
+
+/** The parsed page without what is never content; with `extract`, dialogs and filler go too. */
+function clean(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Cleaned | undefined {
   const document = parseDocument(html);
   const root = document.documentElement;
   if (!root) return undefined;
@@ -61,25 +70,39 @@ function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): P
   removeConsentNotices(body);
   if (opts.excludeTags?.length) excludeElements(body, opts.excludeTags);
   if (opts.includeTags?.length) includeElements(body, opts.includeTags);
-  if (!extract) {
+  if (extract) {
+    removeDialogs(body);
+    removeFillerText(body);
+  } else {
     removeNeverContent(body);
     // What the caller picked with includeTags stays, chrome or not.
     if (!opts.includeTags?.length) removeNavigationChrome(body);
-    return { root, title, baseHref: meta.baseHref };
   }
-  removeDialogs(body);
-  removeFillerText(body);
+  return {
+    root,
+    body,
+    ...(title ? { title } : {}),
+    ...(meta.baseHref ? { baseHref: meta.baseHref } : {}),
+    ...(hints ? { hints } : {}),
+  };
+}
+
+function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Prepared | undefined {
+  const page = clean(html, opts, extract);
+  if (!page) return undefined;
+  const { root, title, baseHref, hints } = page;
+  if (!extract) return { root, title, baseHref };
   const main = extractMainContent(root, {
     ...(hints ? { hints } : {}),
     ...(opts.pageType ? { pageType: opts.pageType } : {}),
   });
-  return {
-    root: main.root,
-    title,
-    baseHref: meta.baseHref,
-    mainContent: main.status,
-    pageType: main.pageType,
-  };
+  return { root: main.root, title, baseHref, mainContent: main.status, pageType: main.pageType };
+}
+
+/** What the page-type classifier reads of a page (bench/markdown-quality/train-page-type.ts learns from it). */
+export function pageTypeFeaturesOf(html: string, baseUrl: string): Map<string, number> {
+  const page = clean(html, { baseUrl, onlyMainContent: true }, true);
+  return page?.hints ? pageTypeFeatures(page.body, page.hints) : new Map();
 }
 
 export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlToMarkdownResult {

@@ -7,7 +7,7 @@ import { classOf, sharedAncestor, textChars, walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
 import { dropRepeatedAlts } from "./duplicate-alts.ts";
 import { findItemGrid, findItemGrids, type ItemGrid, signature } from "./item-grid.ts";
-import { type BodyShape, classifyPage, type PageHints, type PageType } from "./page-type.ts";
+import { type BodyShape, classifyPage, type PageHints, type PageType, pageFeatures } from "./page-type.ts";
 import { FURNITURE_TAGS, looksLikeBoilerplate, looksLikeComments, looksLikeContent } from "./patterns.ts";
 import { removePostChrome } from "./post-chrome.ts";
 import { gatherProduct } from "./product-parts.ts";
@@ -376,22 +376,39 @@ const BLOG_ENTRY = /(?:^|\s)(?:type-post|hentry|status-publish)(?:\s|$)/;
 const CALL_TO_ACTION =
   /^\s*(?:get started|get a (?:quote|demo)|request a (?:quote|demo|consultation)|book a (?:demo|call|consultation)|contact (?:us|sales)|talk to (?:sales|an expert)|start (?:your )?free trial|try (?:it )?(?:for )?free|schedule (?:a )?(?:call|consultation|demo)|sign up(?: free)?|get in touch|free consultation|apply now|enroll now)\b/i;
 
+const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
+const FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
+
 /** `text`: the body's text content, measured once by the caller. */
 function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined, text: string): BodyShape {
   const pageChars = Math.max(1, tallyOf(tallies, body).chars);
   let codeBlocks = 0;
   let posts = 0;
   let calls = 0;
+  let headings = 0;
+  let fields = 0;
+  let tables = 0;
+  let images = 0;
+  let links = 0;
+  let times = 0;
   walkElements(body, (el) => {
-    if (el.nodeName === "PRE") codeBlocks++;
-    if ((el.nodeName === "A" || el.nodeName === "BUTTON") && CALL_TO_ACTION.test(el.textContent ?? ""))
-      calls++;
+    const tag = el.nodeName;
+    if (tag === "PRE") codeBlocks++;
+    else if (HEADINGS.has(tag)) headings++;
+    else if (FIELDS.has(tag)) fields++;
+    else if (tag === "TABLE") tables++;
+    else if (tag === "IMG") images++;
+    else if (tag === "TIME") times++;
+    if (tag === "A") links++;
+    if ((tag === "A" || tag === "BUTTON") && CALL_TO_ACTION.test(el.textContent ?? "")) calls++;
     const cls = classOf(el);
     // WordPress classes every entry of a blog "post" ("post type-post hentry"): a list of articles, no thread.
     if (cls && !BLOG_ENTRY.test(cls))
       for (const token of cls.split(/\s+/)) if (POST_TOKEN.test(token)) posts++;
     return true;
   });
+  let linkChars = 0;
+  for (const b of tallies.blocks) linkChars += b.linkChars;
   const priced = (el: Element) => (el.textContent ?? "").search(PRICE) >= 0;
   return {
     items: grid?.items.length ?? 0,
@@ -402,6 +419,15 @@ function bodyShape(body: Element, tallies: Tallies, grid: ItemGrid | undefined, 
     posts,
     calls,
     paragraphs: tallies.blocks.filter((b) => b.el.nodeName === "P" && b.chars >= 150).length,
+    chars: pageChars,
+    linkShare: linkChars / pageChars,
+    goodShare: tallyOf(tallies, body).good / pageChars,
+    headings,
+    fields,
+    tables,
+    images,
+    links,
+    times,
   };
 }
 
@@ -420,6 +446,12 @@ export interface ExtractOptions {
 
 /** An extraction left with less text than this, from a page with several times more, found nothing. */
 const MIN_EXTRACTED_CHARS = 100;
+
+/** What the classifier reads of a body cleaned for extraction (see pageFeatures). */
+export function pageTypeFeatures(body: Element, hints: PageHints): Map<string, number> {
+  const tallies = tally(body);
+  return pageFeatures(hints, bodyShape(body, tallies, findItemGrid(body, tallies), body.textContent ?? ""));
+}
 
 export function extractMainContent(root: Element, opts: ExtractOptions = {}): MainContent {
   const body = root.nodeName === "HTML" ? (root.querySelector("body") ?? root) : root;

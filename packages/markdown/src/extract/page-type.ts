@@ -6,6 +6,7 @@
  */
 
 import { walkElements } from "../dom.ts";
+import { PAGE_TYPE_MODEL } from "./page-type-model.ts";
 
 export const PAGE_TYPES = [
   "article",
@@ -29,6 +30,8 @@ export interface PageHints {
   host: string;
   /** The page says when it was published (article:published_time, datePublished, a <time> in a byline). */
   dated?: boolean;
+  /** The document's first <title>, lower-cased. */
+  title?: string;
 }
 
 /** What the extractor saw of the body. */
@@ -48,6 +51,17 @@ export interface BodyShape {
   paragraphs: number;
   /** Calls to action: get started, contact us, book a demo, request a quote... */
   calls?: number;
+  /** Characters of text in the body, and the shares of them in links and in content-like blocks. */
+  chars?: number;
+  linkShare?: number;
+  goodShare?: number;
+  /** Headings, form fields, tables, images, links and <time> elements in the body. */
+  headings?: number;
+  fields?: number;
+  tables?: number;
+  images?: number;
+  links?: number;
+  times?: number;
 }
 
 const TYPE_NAME = /"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g;
@@ -56,6 +70,7 @@ export function readHints(document: Document, url: string): PageHints {
   const schemaTypes = new Set<string>();
   let dated = false;
   let og: string | undefined;
+  let title: string | undefined;
   // One walk over the tree: linkedom's attribute selectors would each walk it again.
   const root = document.documentElement;
   if (root) {
@@ -78,6 +93,10 @@ export function readHints(document: Document, url: string): PageHints {
         else if (property === "article:published_time" || property === "date") dated = true;
         return false;
       }
+      if (tag === "TITLE") {
+        title ??= el.textContent?.replace(/\s+/g, " ").trim().toLowerCase();
+        return false;
+      }
       const itemtype = el.getAttribute("itemtype");
       if (itemtype)
         for (const t of itemtype.split(/\s+/)) if (t) schemaTypes.add(t.replace(/^.*\//, "").toLowerCase());
@@ -91,7 +110,14 @@ export function readHints(document: Document, url: string): PageHints {
     path = decodeURIComponent(u.pathname).toLowerCase();
     host = u.hostname.toLowerCase();
   } catch {}
-  return { schemaTypes, ...(og ? { ogType: og.trim().toLowerCase() } : {}), path, host, dated };
+  return {
+    schemaTypes,
+    ...(og ? { ogType: og.trim().toLowerCase() } : {}),
+    path,
+    host,
+    dated,
+    ...(title ? { title } : {}),
+  };
 }
 
 const URL_SIGNS: Array<[RegExp, PageType, number]> = [
@@ -152,52 +178,116 @@ const SCHEMA_SIGNS: Array<[RegExp, PageType, number]> = [
   ],
 ];
 
+const TITLE_SIGNS: Array<[string, RegExp]> = [
+  ["forum", /\b(?:forums?|threads?|community|discussions?|questions?|answers?|replies)\b/],
+  ["documentation", /\b(?:docs?|documentation|api|reference|guide|tutorial|manual|sdk|developers?)\b/],
+  ["shop", /\b(?:buy|shop|store|price|sale|deals?|cart|online)\b/],
+  [
+    "service",
+    /\b(?:services?|solutions?|company|agency|consulting|consultants?|experts?|contractors?|platform|software)\b/,
+  ],
+  ["news", /\b(?:news|blog|stories|articles?|magazine)\b/],
+  ["list", /\b(?:best|top \d+|jobs|results|listings?|search|all|categories|collection)\b/],
+];
+
+const WORD_BREAK = /[^\p{L}\p{N}]+/u;
+const isWord = (w: string) => w.length >= 2 && !/^\d+$/.test(w);
+
+/**
+ * What the classifier weighs: the signs above as indicators, and the page's shape as numbers scaled to
+ * about 0-3. Its weights (page-type-model.ts) are learned from labelled pages by
+ * bench/markdown-quality/train-page-type.ts.
+ */
+export function pageFeatures(hints: PageHints, shape: BodyShape): Map<string, number> {
+  const f = new Map<string, number>();
+  const set = (name: string, value: number | boolean) => {
+    if (value) f.set(name, Number(value));
+  };
+  const log = (n: number | undefined, scale: number) => Math.log1p(n ?? 0) / scale;
+  const path = hints.path;
+  for (const [i, [re, type]] of URL_SIGNS.entries()) set(`url:${type}:${i}`, re.test(path));
+  const segments = path.split("/").filter(Boolean);
+  set("path:root", segments.length === 0);
+  set("path:depth", Math.min(segments.length, 6) / 3);
+  set("path:slash", segments.length > 0 && path.endsWith("/"));
+  set("path:number", /\d{4,}/.test(path));
+  set("path:slug", (segments.at(-1)?.split("-").length ?? 0) >= 5);
+  set("host:documentation", /^(?:docs|developer|developers|learn|api|wiki)\./.test(hints.host));
+  set("host:documentation-site", /readthedocs|gitbook/.test(hints.host));
+  set("host:forum", /^(?:forum|forums|community|discuss|discussion|answers|boards)\./.test(hints.host));
+  // An FAQ block's questions and answers do not make a forum.
+  const faq = hints.schemaTypes.has("faqpage");
+  set("schema:faq", faq);
+  for (const name of hints.schemaTypes) {
+    if (faq && (name === "question" || name === "answer")) continue;
+    for (const [re, type] of SCHEMA_SIGNS) if (re.test(name)) set(`schema:${type}`, true);
+  }
+  set("schema:any", hints.schemaTypes.size > 0);
+  const og = hints.ogType;
+  set("og:product", og === "product");
+  set("og:product.group", og === "product.group");
+  set("og:article", og === "article");
+  set("og:website", og === "website");
+  set("og:other", og !== undefined && !["product", "product.group", "article", "website"].includes(og));
+  set("dated", hints.dated === true);
+  for (const [name, re] of TITLE_SIGNS) set(`title:${name}`, re.test(hints.title ?? ""));
+  // Words of the address and the title; the model weighs only those its training pages share across sites.
+  for (const word of path.split(WORD_BREAK)) if (isWord(word)) set(`path-word:${word}`, true);
+  for (const word of (hints.title ?? "").split(WORD_BREAK).slice(0, 16))
+    if (isWord(word)) set(`title-word:${word}`, true);
+
+  const priced = shape.items > 0 && shape.pricedItems >= 0.5 * shape.items;
+  const grid = shape.items >= 6 && (shape.itemShare >= 0.2 || (priced && shape.pricedItems >= MANY_PRICED));
+  // A product's own address with other products under it (similar items, also viewed) stays a product.
+  const oneProduct = PRODUCT_PATH.test(path) && shape.itemShare < OTHER_ITEMS_SHARE;
+  set("grid", grid && !oneProduct);
+  set("grid:priced", grid && !oneProduct && priced);
+  set("grid:share", grid && !oneProduct ? shape.itemShare : 0);
+  set("items", log(shape.items, 3));
+  set("items:share", shape.itemShare);
+  set("items:priced", priced);
+  set("product-path:items", oneProduct && shape.items > 0);
+  set("posts", Math.min(3, shape.posts / 3));
+  set("code", Math.min(3, shape.codeBlocks / 3));
+  set("prices:few", shape.prices >= 1 && shape.prices <= 6 && shape.items < 6);
+  set("prices", log(shape.prices, 3));
+  set("calls", Math.min(2.5, (shape.calls ?? 0) / 3));
+  set("paragraphs:many", shape.paragraphs >= 8);
+  set("paragraphs:none", shape.paragraphs === 0);
+  set("paragraphs:few", shape.paragraphs > 0 && shape.paragraphs <= 2);
+  set("paragraphs", log(shape.paragraphs, 3));
+  set("chars", log(shape.chars, 10));
+  set("link-share", shape.linkShare ?? 0);
+  set("good-share", Math.min(1, shape.goodShare ?? 0));
+  set("headings", log(shape.headings, 3));
+  set("fields", log(shape.fields, 3));
+  set("tables", log(shape.tables, 2));
+  set("images", log(shape.images, 4));
+  set("links", log(shape.links, 6));
+  set("times", log(shape.times, 3));
+  return f;
+}
+
 /** The most likely type, with the scores each type got (for tests and tuning). */
 export function classifyPage(
   hints: PageHints,
   shape: BodyShape,
 ): { type: PageType; scores: Record<PageType, number> } {
-  const scores = Object.fromEntries(PAGE_TYPES.map((t) => [t, 0])) as Record<PageType, number>;
-  scores.article = 1; // Most of the web that people scrape is prose.
-  for (const [re, type, weight] of URL_SIGNS) if (re.test(hints.path)) scores[type] += weight;
-  if (hints.path === "/" || hints.path === "") scores.service += 1.5;
-  if (
-    /^(?:docs|developer|developers|learn|api|wiki)\./.test(hints.host) ||
-    /readthedocs|gitbook/.test(hints.host)
-  )
-    scores.documentation += 3;
-  if (/^(?:forum|forums|community|discuss|discussion|answers|boards)\./.test(hints.host)) scores.forum += 2.5;
-  // An FAQ block's questions and answers do not make a forum.
-  const faq = hints.schemaTypes.has("faqpage");
-  for (const name of hints.schemaTypes) {
-    if (faq && (name === "question" || name === "answer")) continue;
-    for (const [re, type, weight] of SCHEMA_SIGNS) if (re.test(name)) scores[type] += weight;
+  const { types, bias, weights } = PAGE_TYPE_MODEL;
+  const sums = [...bias];
+  const features = pageFeatures(hints, shape);
+  for (const [name, value] of features) {
+    const w = weights[name];
+    if (w) for (let k = 0; k < sums.length; k++) sums[k] = (sums[k] ?? 0) + value * (w[k] ?? 0);
   }
-  if (hints.ogType === "product") scores.product += 2;
-  if (hints.ogType === "product.group") scores.collection += 2;
-  if (hints.ogType === "article") scores.article += 1;
-  if (hints.dated) scores.article += 1;
-
-  // The body's shape.
-  const priced = shape.pricedItems >= 0.5 * shape.items;
-  // A shop's grid of priced cards is the page even when menus and footers outweigh its short texts.
-  if (shape.items >= 6 && (shape.itemShare >= 0.2 || (priced && shape.pricedItems >= MANY_PRICED))) {
-    // A product's own address with other products under it (similar items, also viewed) stays a product.
-    const oneProduct = PRODUCT_PATH.test(hints.path) && shape.itemShare < OTHER_ITEMS_SHARE;
-    if (!oneProduct) {
-      scores[priced ? "collection" : "listing"] += 1 + 4 * shape.itemShare;
-      if (priced) scores.product -= 1.5;
-    }
-  }
-  if (shape.posts >= 3) scores.forum += Math.min(3, shape.posts / 3);
-  if (shape.codeBlocks >= 3) scores.documentation += Math.min(3, shape.codeBlocks / 3);
-  if (shape.prices >= 1 && shape.prices <= 6 && shape.items < 6) scores.product += 1;
-  if ((shape.calls ?? 0) >= 2) scores.service += Math.min(2.5, 0.5 + (shape.calls ?? 0) / 3);
-  if (shape.paragraphs >= 8) scores.article += 1.5;
-  else if (shape.paragraphs === 0) scores.article -= 1;
-  else if (shape.paragraphs <= 2) scores.article -= 0.5;
-
+  const scores = Object.fromEntries(
+    PAGE_TYPES.map((t) => [t, sums[types.indexOf(t)] ?? -Infinity]),
+  ) as Record<PageType, number>;
   let type: PageType = "article";
   for (const t of PAGE_TYPES) if (scores[t] > scores[type]) type = t;
+  // A page that calls itself one product (og:type) is one, unless its body is a shop's grid: on the
+  // tune split nine in ten such pages are, where the learned weights, shrunk towards 0, can be outvoted
+  // by a long run of reviews.
+  if (hints.ogType === "product" && !features.has("grid:priced")) type = "product";
   return { type, scores };
 }
