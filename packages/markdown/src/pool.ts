@@ -25,7 +25,7 @@ export interface MarkdownPoolOptions {
   /**
    * Young generation of each worker thread in MB (default 64). A conversion builds a whole page's DOM
    * in a few dozen milliseconds; with V8's smaller default, much of it survives two scavenges, is
-   * promoted, and costs the next pages full collections: p95 time per page about 10% higher.
+   * promoted, and costs the next pages full collections: about 10% more time per page, median and p95.
    */
   maxYoungMb?: number;
 }
