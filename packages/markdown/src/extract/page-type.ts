@@ -120,34 +120,29 @@ export function readHints(document: Document, url: string): PageHints {
   };
 }
 
-const URL_SIGNS: Array<[RegExp, PageType, number]> = [
+const URL_SIGNS: Array<[RegExp, PageType]> = [
   [
     /\/(?:t|d)\/[^/]+\/\d+|\/threads?\/|\/topics?\/[^/]*\d{3,}|\/viewtopic|\/forums?\/|\/questions\/\d+|\/comments\/|\/boards?\//,
     "forum",
-    3,
   ],
   [
     /\/(?:docs?|documentation|api|reference|manual|guides?|library|learn|tutorials?|book|handbook|spec)(?:\/|$)/,
     "documentation",
-    2,
   ],
-  [/\/(?:products?|p|pdp|dp|itm|ip|pr|item|app)\/[^/]+/, "product", 2],
-  [/\.html?$|\/[a-z0-9-]*-\d{4,}\/?$/, "product", 0.5],
+  [/\/(?:products?|p|pdp|dp|itm|ip|pr|item|app)\/[^/]+/, "product"],
+  [/\.html?$|\/[a-z0-9-]*-\d{4,}\/?$/, "product"],
   [
     /\/(?:collections?|c|category|categories|cat|shop|browse|b|l|w|cp|department|sub-categories|store)(?:\/|$)/,
     "collection",
-    2,
   ],
   [
     /\/(?:news|blog|jobs|remote-jobs|list|lists|rankings?|trending|topics?|tags?|chart|events|courses|programs|recent|issues|hub)\/?$/,
     "listing",
-    2,
   ],
-  [/\/\d{4}\/\d{1,2}\/|\/(?:blog|news|articles?|posts?|stories|story)\/[^/]+/, "article", 2],
+  [/\/\d{4}\/\d{1,2}\/|\/(?:blog|news|articles?|posts?|stories|story)\/[^/]+/, "article"],
   [
     /\/(?:services?|solutions?|features?|pricing|why-|about|programs?|degrees?|certificates?|tuition)/,
     "service",
-    1.5,
   ],
 ];
 
@@ -157,24 +152,21 @@ const OTHER_ITEMS_SHARE = 0.5;
 /** This many cards with a price make a shop's grid, whatever share of the page's text they hold. */
 const MANY_PRICED = 6;
 
-const SCHEMA_SIGNS: Array<[RegExp, PageType, number]> = [
-  [/^(?:discussionforumposting|qapage|question|answer|comment|socialmediaposting)$/, "forum", 3],
-  [/^(?:techarticle|apireference|softwaresourcecode)$/, "documentation", 3],
+const SCHEMA_SIGNS: Array<[RegExp, PageType]> = [
+  [/^(?:discussionforumposting|qapage|question|answer|comment|socialmediaposting)$/, "forum"],
+  [/^(?:techarticle|apireference|softwaresourcecode)$/, "documentation"],
   [
     /^(?:product|productgroup|offer|aggregateoffer|individualproduct|productmodel|vehicle|book|softwareapplication|course|videogame)$/,
     "product",
-    1.5,
   ],
-  [/^(?:itemlist|collectionpage|offercatalog|searchresultspage)$/, "collection", 2],
+  [/^(?:itemlist|collectionpage|offercatalog|searchresultspage)$/, "collection"],
   [
     /^(?:article|newsarticle|blogposting|reportagenewsarticle|analysisnewsarticle|opinionnewsarticle|review|recipe|howto)$/,
     "article",
-    2.5,
   ],
   [
     /^(?:service|professionalservice|localbusiness|financialservice|educationalorganization|medicalbusiness|homeandconstructionbusiness|legalservice)$/,
     "service",
-    2,
   ],
 ];
 
