@@ -151,6 +151,23 @@ describe("output normalization", () => {
     assert.ok(out.endsWith("\n") && !out.endsWith("\n\n"));
   });
 
+  // turndown as patched (patches/turndown+*.patch) decides blankness without building each node's text.
+  it("drops blank elements, even when their blank text is spread over nested nodes and comments", () => {
+    const out = md(`<p>a</p><p> <span>\n</span><!-- note --><b>&nbsp;</b> </p><p><em> </em><i>b</i></p>`);
+    assert.equal(out, "a\n\n_b_\n");
+  });
+
+  it("keeps a blank-text element that holds an image or a table cell", () => {
+    assert.equal(
+      md(`<p> <span> <img src="/i.png" alt="pic"> </span> </p>`),
+      "![pic](https://example.com/i.png)\n",
+    );
+    assert.equal(
+      md(`<table><tr><th>h</th><th> </th></tr><tr><td> </td><td>x</td></tr></table>`),
+      "| h   |     |\n| --- | --- |\n|     | x   |\n",
+    );
+  });
+
   it("does not escape mid-sentence text the parser split at an entity", () => {
     assert.equal(md("<p>&lt;tag&gt; a &amp;- b</p>"), "<tag> a &- b\n");
   });
