@@ -209,6 +209,30 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
   });
 
+  it("drops a card picture's alt text that tells the card's title at length, and keeps one that says something else", () => {
+    const names = [
+      "Wit High Back Task Chair",
+      "Novo Mid Back Task Chair",
+      "Zone Tasker",
+      "Branch Ergonomic Chair",
+    ];
+    const cards = names.map(
+      (name, i) => `<li class="product"><article class="card"><figure><a href="/p/${i}"><div class="img-box">
+        <img src="/img/${i}.jpg" alt="${i === 3 ? "A woman sitting at a standing desk in a sunny loft" : `${name} - Work From Home Series, black seat, fog mesh and white frame`}">
+        </div></a></figure><div class="card-body"><p class="card-title"><a href="/p/${i}">${name}</a></p>
+        <span class="price">$${300 + i}.00</span><p class="brand">SitOnIt</p></div></article></li>`,
+    );
+    const html = `<html><body><main><h1>Mesh chairs</h1><p>Mesh office chairs keep you cool through long days, with backs that breathe and seats that give.</p>
+      <ul class="grid">${cards.join("")}</ul></main></body></html>`;
+    const { markdown } = main(html, { baseUrl: "https://shop.example/seating/mesh/" });
+    for (const name of names) assert.ok(markdown.includes(`[${name}](https://shop.example/p/`), name);
+    // The pictures stay; the alt texts that retell their card's title go.
+    for (let i = 0; i < 3; i++)
+      assert.ok(markdown.includes(`![](https://shop.example/img/${i}.jpg)`), markdown);
+    assert.doesNotMatch(markdown, /Work From Home Series/);
+    assert.ok(markdown.includes("![A woman sitting at a standing desk in a sunny loft]"), markdown);
+  });
+
   it("does not take a script's font-measuring filler (one word repeated) for the content", () => {
     const stories = Array.from(
       { length: 6 },

@@ -1,7 +1,9 @@
 /**
  * A card's picture whose alt text repeats the card's own title ("Trail Runner 7" under a photo alt
  * "Trail Runner 7") says it twice in the markdown. The picture stays; its alt text goes where the
- * same words are visible next to it, and so does an alt text that only repeats the page's headline.
+ * same words are visible next to it, where it is the visible title told at length ("Trail Runner 7,
+ * blue upper, side view" beside the title link "Trail Runner 7"), and where it only repeats the page's
+ * headline.
  */
 import { walkElements } from "../dom.ts";
 import { collapseSpaces } from "../parse.ts";
@@ -22,6 +24,37 @@ const BEYOND_HEADLINE = 0.3;
 function headlineWords(container: Element): Set<string> {
   const h1 = container.querySelector("h1") ?? container.ownerDocument?.querySelector("h1");
   return new Set(wordsOf(h1?.textContent ?? ""));
+}
+
+/** A title whose words an alt text holds at least this share of names the same item. */
+const TITLE_IN_ALT = 0.75;
+const TITLES = "a, h2, h3, h4, h5, h6";
+
+/** Whether a link or heading in `card` (not the picture's own link) has a title the alt text tells at length. */
+function retellsTitle(alt: string[], card: Element, img: Element): boolean {
+  const words = new Set(alt);
+  for (const title of card.querySelectorAll(TITLES)) {
+    if (title.contains(img)) continue;
+    const own = wordsOf(title.textContent ?? "");
+    if (own.length < 2) continue;
+    if (own.filter((w) => words.has(w)).length >= TITLE_IN_ALT * own.length) return true;
+  }
+  return false;
+}
+
+/** How far up from a picture its card may end (picture, its box, link, figure, card), and how much text a card holds. */
+const CARD_REACH = 5;
+const CARD_CHARS = 400;
+
+function retellsCardTitle(img: Element, alt: string, textOf: (el: Element) => string): boolean {
+  const words = wordsOf(alt);
+  let up = img.parentElement;
+  for (let i = 0; i < CARD_REACH && up; i++, up = up.parentElement) {
+    const text = textOf(up);
+    if (text.length > CARD_CHARS) return false;
+    if (text && retellsTitle(words, up, img)) return true;
+  }
+  return false;
 }
 
 function onlyNamesHeadline(alt: string, headline: Set<string>): boolean {
@@ -59,6 +92,7 @@ export function dropRepeatedAlts(container: Element): void {
         break;
       }
     }
+    if (el.getAttribute("alt") && retellsCardTitle(el, alt, textOf)) el.setAttribute("alt", "");
     return false;
   });
 }
