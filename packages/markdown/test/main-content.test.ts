@@ -217,9 +217,9 @@ describe("onlyMainContent on other page shapes", () => {
       "Branch Ergonomic Chair",
     ];
     const cards = names.map(
-      (name, i) => `<li class="product"><article class="card"><figure><a href="/p/${i}"><div class="img-box">
+      (name, i) => `<li class="product"><article class="card"><figure><div class="img-box">
         <img src="/img/${i}.jpg" alt="${i === 3 ? "A woman sitting at a standing desk in a sunny loft" : `${name} - Work From Home Series, black seat, fog mesh and white frame`}">
-        </div></a></figure><div class="card-body"><p class="card-title"><a href="/p/${i}">${name}</a></p>
+        </div></figure><div class="card-body"><p class="card-title"><a href="/p/${i}">${name}</a></p>
         <span class="price">$${300 + i}.00</span><p class="brand">SitOnIt</p></div></article></li>`,
     );
     const html = `<html><body><main><h1>Mesh chairs</h1><p>Mesh office chairs keep you cool through long days, with backs that breathe and seats that give.</p>
@@ -231,6 +231,46 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(markdown.includes(`![](https://shop.example/img/${i}.jpg)`), markdown);
     assert.doesNotMatch(markdown, /Work From Home Series/);
     assert.ok(markdown.includes("![A woman sitting at a standing desk in a sunny loft]"), markdown);
+  });
+
+  it("drops the alt text of a thumbnail that links where its card's title links, and keeps a lead picture's", () => {
+    const stories = [
+      ["/news/permits", "House passes permits bill", "The Capitol dome on a cloudy day"],
+      ["/news/sap-tool", "IBM releases migration tool", "A building with a corporate logo in Germany"],
+      ["/news/chips", "Chip makers expand plants", "Workers in clean suits beside a wafer line"],
+      ["/news/cloud", "Cloud spending keeps rising", "Server racks in a data center aisle"],
+    ];
+    const cards = stories.map(
+      ([href, title, alt]) => `<li class="story"><a href="${href}"><img src="${href}.jpg" alt="${alt}"></a>
+        <h3><a href="${href}">${title}</a></h3><p>What the story says in a sentence or two, for readers of the topic page.</p></li>`,
+    );
+    const html = `<html><body><main><h1>Cloud</h1><img src="/lead.jpg" alt="A map of the world's data centers">
+      <p>Our coverage of cloud computing: vendors, spending, regulation and the people who run the infrastructure.</p>
+      <ul class="stories">${cards.join("")}</ul></main></body></html>`;
+    const { markdown } = main(html, { baseUrl: "https://news.example/topic/cloud/" });
+    for (const [href, title, alt] of stories) {
+      assert.ok(markdown.includes(`[${title}](https://news.example${href})`), title);
+      assert.ok(markdown.includes(`![](https://news.example${href}.jpg)`), markdown);
+      assert.ok(!markdown.includes(alt as string), alt);
+    }
+    assert.ok(markdown.includes("![A map of the world's data centers]"), markdown);
+  });
+
+  it("drops machine-guessed alt texts and a picture's alt said again by its copy right after it", () => {
+    const html = `<html><body><main><h1>Leather wallet</h1>
+      <div class="gallery"><img src="/w1.jpg" alt="May include: A brown leather wallet with a plaid lining.">
+      <img src="/w2.jpg" alt="Tan wallet, open, showing six card slots"><img src="/w2-zoom.jpg" alt="Tan wallet, open, showing six card slots"></div>
+      <p>A slim bifold wallet in vegetable-tanned leather, stitched by hand, with six card slots and a note pocket.</p>
+      <div class="review"><img src="/stars5.svg" alt="Rated 5 out of 5"><p>Ana: fits perfectly and the leather is lovely.</p></div>
+      <div class="review"><img src="/stars5.svg" alt="Rated 5 out of 5"><p>Ben: sturdy, well made, and it arrived quickly.</p></div>
+      </main></body></html>`;
+    const { markdown } = main(html, { baseUrl: "https://shop.example/listing/wallet" });
+    assert.ok(markdown.includes("![](https://shop.example/w1.jpg)"), markdown);
+    assert.doesNotMatch(markdown, /May include/);
+    assert.equal(markdown.split("Tan wallet, open, showing six card slots").length - 1, 1, markdown);
+    assert.ok(markdown.includes("https://shop.example/w2-zoom.jpg"), markdown);
+    // The same picture beside each review's own text stays with each.
+    assert.equal(markdown.split("Rated 5 out of 5").length - 1, 2, markdown);
   });
 
   it("does not take a script's font-measuring filler (one word repeated) for the content", () => {

@@ -5,7 +5,7 @@
  * blue upper, side view" beside the title link "Trail Runner 7"), and where it only repeats the page's
  * headline.
  */
-import { walkElements } from "../dom.ts";
+import { linksUnder, walkElements } from "../dom.ts";
 import { collapseSpaces } from "../parse.ts";
 
 const normalize = (text: string) => collapseSpaces(text).toLowerCase();
@@ -57,6 +57,44 @@ function retellsCardTitle(img: Element, alt: string, textOf: (el: Element) => st
   return false;
 }
 
+/**
+ * A picture inside a link whose target a titled link beside it opens too: a card's thumbnail, named by
+ * the card's title; its alt text describes the photo, not the item.
+ */
+function isTitledThumbnail(img: Element): boolean {
+  const link = img.closest("a[href]");
+  const target = link?.getAttribute("href")?.replace(/\/$/, "");
+  if (!link || !target || target.startsWith("#")) return false;
+  let up = link.parentElement;
+  for (let i = 0; i < CARD_REACH && up; i++, up = up.parentElement) {
+    for (const other of linksUnder(up)) {
+      if (other === link || other.contains(img) || other.getAttribute("href")?.replace(/\/$/, "") !== target)
+        continue;
+      if (wordsOf(other.textContent ?? "").length >= 2) return true;
+    }
+  }
+  return false;
+}
+
+/** What an image service guessed from the pixels ("May include: a brown leather wallet ..."), not what an author wrote. */
+const MACHINE_ALT = /^(?:may include|image may contain|may be an? (?:image|photo|graphic|illustration) of)\b/;
+
+/** Nodes looked at between two pictures before they count as apart. */
+const BETWEEN_STEPS = 2000;
+
+/** Whether visible text stands between `from` and the later `to` (a gallery's photo and its zoomed copy have none). */
+function textBetween(from: Node, to: Node): boolean {
+  let node: Node | null = from;
+  for (let steps = 0; steps < BETWEEN_STEPS; steps++) {
+    let next: Node | null = node !== from ? node.firstChild : null;
+    for (let up: Node | null = node; !next && up; up = up.parentNode) next = up.nextSibling;
+    node = next;
+    if (!node || node === to) return false;
+    if (node.nodeType === 3 && /\S/.test(node.nodeValue ?? "")) return true;
+  }
+  return true;
+}
+
 function onlyNamesHeadline(alt: string, headline: Set<string>): boolean {
   if (headline.size < 3) return false;
   const words = wordsOf(alt);
@@ -77,11 +115,18 @@ export function dropRepeatedAlts(container: Element): void {
     }
     return text;
   };
+  const lastWithAlt = new Map<string, Element>();
   walkElements(container, (el) => {
     if (el.nodeName !== "IMG") return true;
     const alt = normalize(el.getAttribute("alt") ?? "");
     if (alt.length < 3) return false;
-    if (onlyNamesHeadline(alt, headline)) {
+    const before = lastWithAlt.get(alt);
+    lastWithAlt.set(alt, el);
+    if (before && !textBetween(before, el)) {
+      el.setAttribute("alt", "");
+      return false;
+    }
+    if (MACHINE_ALT.test(alt) || onlyNamesHeadline(alt, headline)) {
       el.setAttribute("alt", "");
       return false;
     }
@@ -92,7 +137,8 @@ export function dropRepeatedAlts(container: Element): void {
         break;
       }
     }
-    if (el.getAttribute("alt") && retellsCardTitle(el, alt, textOf)) el.setAttribute("alt", "");
+    if (el.getAttribute("alt") && (retellsCardTitle(el, alt, textOf) || isTitledThumbnail(el)))
+      el.setAttribute("alt", "");
     return false;
   });
 }
