@@ -1,8 +1,9 @@
-import { type Db, schema } from "@browserfleet/db";
+import { type Db, preparedSql, schema } from "@browserfleet/db";
 import { and, eq, lt, sql } from "drizzle-orm";
 import { newId } from "./ids.ts";
 
 const { accounts, holds, ledgerEntries } = schema;
+const p = sql.placeholder;
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -76,29 +77,46 @@ async function placeHoldOnce(
   h: { accountId: string; micros: number; route: string; requestId?: string; ttlMs: number },
 ): Promise<HoldResult & { heldMicros?: number }> {
   const holdId = newId("hold");
-  const requestId = h.requestId ?? null;
-  const expiresAt = new Date(Date.now() + h.ttlMs).toISOString();
-  const rows = await db.execute<{ after: string | null; before: string | null }>(sql`
-    with taken as (
-      update ${accounts} set balance_micros = balance_micros - ${h.micros}::bigint
-      where id = ${h.accountId} and balance_micros >= ${h.micros}::bigint
-      returning balance_micros
-    ), hold as (
-      insert into ${holds} (id, account_id, route, request_id, amount_micros, expires_at)
-      select ${holdId}, ${h.accountId}, ${h.route}, ${requestId}::text, ${h.micros}::bigint, ${expiresAt}::timestamptz
-      from taken
-    ), entry as (
-      insert into ${ledgerEntries}
-        (account_id, kind, amount_micros, held_micros, balance_after_micros, hold_id, route, request_id)
-      select ${h.accountId}, 'hold', ${-h.micros}::bigint, ${h.micros}::bigint, balance_micros, ${holdId}, ${h.route}, ${requestId}::text
-      from taken
-    )
-    select (select balance_micros from taken)::text as after,
-      (select balance_micros from ${accounts} where id = ${h.accountId})::text as before`);
+  const rows = await holdOnce(db, {
+    holdId,
+    accountId: h.accountId,
+    micros: h.micros,
+    route: h.route,
+    requestId: h.requestId ?? null,
+    expiresAt: new Date(Date.now() + h.ttlMs).toISOString(),
+  });
   const row = rows[0];
   if (row?.after == null) return { ok: false, balanceMicros: Number(row?.before ?? 0) };
   return { ok: true, holdId, balanceMicros: Number(row.after), heldMicros: h.micros };
 }
+
+const holdOnce = preparedSql<
+  { after: string | null; before: string | null },
+  {
+    holdId: string;
+    accountId: string;
+    micros: number;
+    route: string;
+    requestId: string | null;
+    expiresAt: string;
+  }
+>(sql`
+    with taken as (
+      update ${accounts} set balance_micros = balance_micros - ${p("micros")}::bigint
+      where id = ${p("accountId")} and balance_micros >= ${p("micros")}::bigint
+      returning balance_micros
+    ), hold as (
+      insert into ${holds} (id, account_id, route, request_id, amount_micros, expires_at)
+      select ${p("holdId")}, ${p("accountId")}, ${p("route")}, ${p("requestId")}::text, ${p("micros")}::bigint, ${p("expiresAt")}::timestamptz
+      from taken
+    ), entry as (
+      insert into ${ledgerEntries}
+        (account_id, kind, amount_micros, held_micros, balance_after_micros, hold_id, route, request_id)
+      select ${p("accountId")}, 'hold', -${p("micros")}::bigint, ${p("micros")}::bigint, balance_micros, ${p("holdId")}, ${p("route")}, ${p("requestId")}::text
+      from taken
+    )
+    select (select balance_micros from taken)::text as after,
+      (select balance_micros from ${accounts} where id = ${p("accountId")})::text as before`);
 
 /**
  * Capture many calls from one open hold (a balance lease) in one transaction, one ledger row per call.
@@ -208,14 +226,22 @@ export async function settleHold(
   capturedMicros: number,
   note?: string,
 ): Promise<Settlement | undefined> {
-  const rows = await db.execute<{ captured: string; refunded: string }>(sql`
+  const rows = await settleOnce(db, { holdId, capturedMicros, note: note ?? null });
+  const row = rows[0];
+  return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
+}
+
+const settleOnce = preparedSql<
+  { captured: string; refunded: string },
+  { holdId: string; capturedMicros: number; note: string | null }
+>(sql`
     with open_hold as (
       select id, account_id, route, request_id, amount_micros - captured_micros - refunded_micros as room
-      from ${holds} where id = ${holdId} and status = 'open'
+      from ${holds} where id = ${p("holdId")} and status = 'open'
       for update
     ), split as (
-      select *, least(greatest(${capturedMicros}::bigint, 0), room) as take,
-        room - least(greatest(${capturedMicros}::bigint, 0), room) as rest
+      select *, least(greatest(${p("capturedMicros")}::bigint, 0), room) as take,
+        room - least(greatest(${p("capturedMicros")}::bigint, 0), room) as rest
       from open_hold
     ), closed as (
       update ${holds} set captured_micros = captured_micros + split.take,
@@ -235,14 +261,11 @@ export async function settleHold(
         from split where take > 0
         union all
         select account_id, 'refund', rest, -rest, (select balance_micros from credit),
-          id, route, request_id, ${note ?? null}::text, 2
+          id, route, request_id, ${p("note")}::text, 2
         from split where rest > 0
       ) e order by step
     )
     select captured_micros::text as captured, refunded_micros::text as refunded from closed`);
-  const row = rows[0];
-  return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
-}
 
 /** Capture part of a hold that stays open (a batch or crawl charging page by page). Returns what was taken. */
 export async function captureFromHold(db: Db, holdId: string, micros: number): Promise<number> {

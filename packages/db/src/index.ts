@@ -1,5 +1,6 @@
 export * from "./connect.ts";
 export * from "./local-postgres.ts";
 export * from "./migrate.ts";
+export * from "./prepared.ts";
 export * from "./resolve.ts";
 export * as schema from "./schema.ts";

@@ -1,6 +1,6 @@
 import { captureFromHoldIn, closeHoldIn } from "@browserfleet/billing";
 import type { SessionEnded } from "@browserfleet/contracts";
-import { type Db, schema } from "@browserfleet/db";
+import { type Db, preparedSql, schema } from "@browserfleet/db";
 import { PRICES, sessionMinutesDue } from "@browserfleet/pricing";
 import { and, eq, lt, sql } from "drizzle-orm";
 import { billedUntil } from "./tail-rules.ts";
@@ -116,15 +116,28 @@ export async function recordAct(
   id: string,
   a: { actions: number; chargedMicros: number; expiresAt: Date },
 ): Promise<void> {
-  // One statement written as SQL: drizzle's update builder costs twice its query's CPU, on every act.
-  await db.execute(sql`
-    update ${sessions} set
-      actions = actions + ${a.actions}::int,
-      charged_micros = charged_micros + ${a.chargedMicros}::bigint,
-      last_active_at = ${new Date().toISOString()}::timestamptz,
-      expires_at = ${a.expiresAt.toISOString()}::timestamptz
-    where id = ${id}`);
+  await recordActOnce(db, {
+    id,
+    actions: a.actions,
+    chargedMicros: a.chargedMicros,
+    now: new Date().toISOString(),
+    expiresAt: a.expiresAt.toISOString(),
+  });
 }
+
+const p = sql.placeholder;
+
+// Written as SQL: drizzle's update builder costs twice its query's CPU, on every act.
+const recordActOnce = preparedSql<
+  never,
+  { id: string; actions: number; chargedMicros: number; now: string; expiresAt: string }
+>(sql`
+    update ${sessions} set
+      actions = actions + ${p("actions")}::int,
+      charged_micros = charged_micros + ${p("chargedMicros")}::bigint,
+      last_active_at = ${p("now")}::timestamptz,
+      expires_at = ${p("expiresAt")}::timestamptz
+    where id = ${p("id")}`);
 
 const REASONS: Record<SessionEnded["reason"], { status: SessionStatus; text: string }> = {
   closed: { status: "closed", text: "closed by the caller" },
