@@ -15,6 +15,7 @@ import { type AllowanceCounters, keylessAllowance } from "../src/billing/keyless
 import { payFor } from "../src/billing/payment.ts";
 import { type Facilitator, type WalletClaims, wallet } from "../src/billing/wallet.ts";
 import {
+  type Alongside,
   type CallBooks,
   type CallToReserve,
   type PaidWork,
@@ -128,6 +129,45 @@ describe("key balance", () => {
     assert.equal(ledger.state.balance, 7_000);
     assert.equal(seen.headers["X-Charged-Usd"], "$0.003");
     assert.deepEqual(seen.refunded, []);
+  });
+
+  it("settles the hold in one statement with the work's write alongside, which the plain settle never sees", async () => {
+    const ledger = fakeLedger(10_000);
+    const { books: b, seen } = books();
+    const plain: string[] = [];
+    const holds: Holds = {
+      ...ledger.holds,
+      settle: (holdId, micros) => {
+        plain.push(holdId);
+        return ledger.holds.settle(holdId, micros);
+      },
+    };
+    const made: string[] = [];
+    const alongside: Alongside = {
+      write: async () => void made.push("write"),
+      settle: (holdId, micros) => {
+        made.push(`settle ${holdId} ${micros}`);
+        return ledger.holds.settle(holdId, micros);
+      },
+    };
+    const done = await runPaid(keyBalance({ holds, books: b }, "acct_1"), call(3_000), async () => ({
+      result: "done",
+      chargeMicros: 1_000,
+      alongside,
+    }));
+    assert.equal(done, "done");
+    assert.deepEqual(made, ["settle hold_1 1000"]);
+    assert.deepEqual(plain, []);
+    assert.equal(ledger.state.balance, 9_000);
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.001");
+    assert.deepEqual(seen.refunded, [2_000]);
+    // The work failed: refunded in full by the plain settle, nothing written.
+    await assert.rejects(
+      runPaid(keyBalance({ holds, books: b }, "acct_1"), call(3_000), failing(new Error("gone")).fn),
+    );
+    assert.deepEqual(made, ["settle hold_1 1000"]);
+    assert.deepEqual(plain, ["hold_2"]);
+    assert.equal(ledger.state.balance, 9_000);
   });
 
   it("charges nothing when nothing came out", async () => {
@@ -271,6 +311,27 @@ function fakeAllowance() {
 describe("keyless allowance", () => {
   const allowance = (a: ReturnType<typeof fakeAllowance>, b: CallBooks, wallets = false) =>
     keylessAllowance({ allowance: a.counters, books: b, wallets }, "203.0.113.7");
+
+  it("makes the work's write alongside on its own, as no ledger hold is settled", async () => {
+    const a = fakeAllowance();
+    const { books: b } = books();
+    const made: string[] = [];
+    const alongside: Alongside = {
+      write: async () => void made.push("write"),
+      settle: async () => {
+        made.push("settle");
+        return undefined;
+      },
+    };
+    const done = await runPaid(allowance(a, b), call(7_000), async () => ({
+      result: "done",
+      chargeMicros: 7_000,
+      alongside,
+    }));
+    assert.equal(done, "done");
+    assert.deepEqual(made, ["write"]);
+    assert.equal(a.used.get("search:ever"), 1);
+  });
 
   it("takes a unit for a call that came out, and charges no money", async () => {
     const a = fakeAllowance();

@@ -1,5 +1,5 @@
 import { type Db, preparedSql, schema } from "@browserfleet/db";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import { newId } from "./ids.ts";
 
 const { accounts, holds, ledgerEntries } = schema;
@@ -231,10 +231,11 @@ export async function settleHold(
   return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
 }
 
-const settleOnce = preparedSql<
-  { captured: string; refunded: string },
-  { holdId: string; capturedMicros: number; note: string | null }
->(sql`
+const settlement = <V extends Record<string, unknown>>(alongside?: SQL) =>
+  preparedSql<
+    { captured: string; refunded: string },
+    { holdId: string; capturedMicros: number; note: string | null } & V
+  >(sql`
     with open_hold as (
       select id, account_id, route, request_id, amount_micros - captured_micros - refunded_micros as room
       from ${holds} where id = ${p("holdId")} and status = 'open'
@@ -264,8 +265,28 @@ const settleOnce = preparedSql<
           id, route, request_id, ${p("note")}::text, 2
         from split where rest > 0
       ) e order by step
-    )
+    )${alongside ? sql`, alongside as (${alongside})` : sql``}
     select captured_micros::text as captured, refunded_micros::text as refunded from closed`);
+
+const settleOnce = settlement();
+
+/**
+ * `settleHold` and one more write (`alongside`, an insert, update or delete whose values are
+ * `sql.placeholder`s) in the same statement, so in one round trip and one transaction: the write is
+ * made whether or not the hold was still open, and a failure writes neither. Built once, at load.
+ */
+export function settleHoldWith<V extends Record<string, unknown>>(alongside: SQL) {
+  const statement = settlement<V>(alongside);
+  return async (
+    db: Db,
+    holdId: string,
+    capturedMicros: number,
+    values: V,
+  ): Promise<Settlement | undefined> => {
+    const [row] = await statement(db, { holdId, capturedMicros, note: null, ...values });
+    return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
+  };
+}
 
 /** Capture part of a hold that stays open (a batch or crawl charging page by page). Returns what was taken. */
 export async function captureFromHold(db: Db, holdId: string, micros: number): Promise<number> {

@@ -17,6 +17,7 @@ import {
   releaseWalletPayment,
   revokeKey,
   settleHold,
+  settleHoldWith,
   topUp,
   transactions,
 } from "../src/index.ts";
@@ -186,6 +187,64 @@ test("a hold settled by several callers at once (a retry, the reaper, page captu
     const h = holds.find((x) => x.id === e.hold_id);
     assert.equal(e.captured, Number(h?.captured_micros), "the capture rows add up to what the hold captured");
   }
+});
+
+// A write that rides on a settlement: here, a count kept in another account's balance.
+const tally = settleHoldWith<{ tally: string; by: number }>(sql`
+  update ${schema.accounts} set balance_micros = balance_micros + ${sql.placeholder("by")}::bigint
+  where id = ${sql.placeholder("tally")}`);
+
+test("a settlement with a write alongside: settled racing as settleHold is, the write made by every call, and a failing write leaves the hold open with nothing written", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 50_000 });
+  const { accountId: counter } = await createAccount(db(), { balanceMicros: 1 });
+  const holdIds: string[] = [];
+  const settles: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 10; i++) {
+    const hold = await placeHold(db(), { accountId, micros: 3_000, route: "act", ttlMs: 60_000 });
+    assert.ok(hold.ok);
+    holdIds.push(hold.holdId);
+    // Three settles with the write race a plain settle and the reaper's: one settles, each writes.
+    settles.push(
+      tally(db(), hold.holdId, 2_000, { tally: counter, by: 1 }),
+      settleHold(db(), hold.holdId, 1_000),
+      tally(db(), hold.holdId, 500, { tally: counter, by: 1 }),
+      settleHold(db(), hold.holdId, 0, "expired: the call did not finish"),
+      tally(db(), hold.holdId, 3_000, { tally: counter, by: 1 }),
+    );
+  }
+  const settled = await Promise.all(settles);
+  assert.equal(settled.filter((s) => s !== undefined).length, 10, "each hold settles once");
+  assert.equal((await getAccount(db(), counter))?.balanceMicros, 1 + 30, "every call made its write");
+  const holds = await pg.database
+    .sql`select captured_micros, refunded_micros, status from holds where account_id = ${accountId}`;
+  let captured = 0;
+  for (const h of holds) {
+    assert.equal(h.status, "closed");
+    assert.equal(Number(h.captured_micros) + Number(h.refunded_micros), 3_000);
+    captured += Number(h.captured_micros);
+  }
+  const left = (await getAccount(db(), accountId))?.balanceMicros;
+  assert.equal(left, 50_000 - captured);
+  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
+
+  // The write fails (it would take the counter below zero): the settlement is not made either.
+  const hold = await placeHold(db(), { accountId, micros: 3_000, route: "act", ttlMs: 60_000 });
+  assert.ok(hold.ok);
+  await assert.rejects(tally(db(), hold.holdId, 1_000, { tally: counter, by: -1_000 }));
+  const [open] = await pg.database
+    .sql`select captured_micros, refunded_micros, status from holds where id = ${hold.holdId}`;
+  assert.deepEqual(
+    [open?.status, Number(open?.captured_micros), Number(open?.refunded_micros)],
+    ["open", 0, 0],
+  );
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, left - 3_000);
+  assert.deepEqual(await ledgerSum(accountId), { amount: left - 3_000, held: 3_000 });
+  // Settled again with a write that holds, it captures what ran and refunds the rest.
+  assert.deepEqual(await tally(db(), hold.holdId, 1_000, { tally: counter, by: 1 }), {
+    capturedMicros: 1_000,
+    refundedMicros: 2_000,
+  });
+  assert.deepEqual(await ledgerSum(accountId), { amount: left - 1_000, held: 0 });
 });
 
 test("a refused hold writes nothing and names the balance", async () => {

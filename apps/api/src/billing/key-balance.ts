@@ -41,16 +41,18 @@ export function keyBalance(deps: { holds: Holds; books: CallBooks }, accountId: 
         books.usage(402, 0, { accountId });
         throw insufficient(quote, hold.balanceMicros);
       }
+      const booked = (settled: Settlement | undefined) => {
+        const charged = settled?.capturedMicros ?? 0;
+        books.charged("account", charged);
+        if (quote > charged) books.refunded(quote - charged);
+        books.setHeader("X-Charged-Usd", usd(charged));
+        books.usage(200, charged, { accountId });
+      };
       return {
         payer: { kind: "account", accountId },
-        async commit(actualMicros) {
-          const settled = await holds.settle(hold.holdId, actualMicros);
-          const charged = settled?.capturedMicros ?? 0;
-          books.charged("account", charged);
-          if (quote > charged) books.refunded(quote - charged);
-          books.setHeader("X-Charged-Usd", usd(charged));
-          books.usage(200, charged, { accountId });
-        },
+        commit: async (actualMicros) => booked(await holds.settle(hold.holdId, actualMicros)),
+        commitWith: async (actualMicros, alongside) =>
+          booked(await alongside.settle(hold.holdId, actualMicros)),
         async cancel(failure) {
           await holds.settle(hold.holdId, 0, "the call failed");
           books.refunded(quote);

@@ -1,3 +1,4 @@
+import type { Settlement } from "@browserfleet/billing";
 import { type Quote, usd } from "@browserfleet/pricing";
 import type { AllowanceRoute } from "../allowance/index.ts";
 import { ApiError } from "../errors.ts";
@@ -18,6 +19,16 @@ export interface PaidWork<T> {
    * actions that ran). Unset: all of them, if anything came out.
    */
   allowanceUnitsUsed?: number;
+  /** A write that goes with the charge (an act's record on its session). */
+  alongside?: Alongside;
+}
+
+/** A write made with a call's charge, whichever way it is paid. */
+export interface Alongside {
+  /** Made on its own, beside the commit. */
+  write(): Promise<void>;
+  /** Made in the same statement as the settlement of a ledger hold: capture, refund the rest, write. */
+  settle(holdId: string, capturedMicros: number): Promise<Settlement | undefined>;
 }
 
 /** What a way of paying needs to know of the call it sets money (or allowance) aside for. */
@@ -42,6 +53,8 @@ export interface Reservation {
    * give back the rest. `unitsUsed`: of the free allowance units the call took, how many it used.
    */
   commit(actualMicros: number, unitsUsed?: number): Promise<void>;
+  /** `commit`, with the work's write in the statement that settles its ledger hold. */
+  commitWith?(actualMicros: number, alongside: Alongside): Promise<void>;
   /** The work failed (`failure` is what it threw): give back everything, charge nothing. */
   cancel(failure: unknown): Promise<void>;
 }
@@ -77,7 +90,16 @@ export async function runPaid<T>(
     await held.cancel(err);
     throw err;
   }
-  await held.commit(done.chargeMicros, done.allowanceUnitsUsed);
+  const { alongside } = done;
+  if (alongside && held.commitWith) await held.commitWith(done.chargeMicros, alongside);
+  else {
+    const [committed, written] = await Promise.allSettled([
+      held.commit(done.chargeMicros, done.allowanceUnitsUsed),
+      alongside?.write(),
+    ]);
+    if (committed.status === "rejected") throw committed.reason;
+    if (written.status === "rejected") throw written.reason;
+  }
   return done.result;
 }
 

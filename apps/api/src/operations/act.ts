@@ -15,7 +15,7 @@ import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { type KnownSession, knownSessions } from "../sessions/known-sessions.ts";
-import { claimMinutes, recordAct, type SessionRow, unclaimMinutes } from "../sessions/store.ts";
+import { actRecord, claimMinutes, type SessionRow, unclaimMinutes } from "../sessions/store.ts";
 import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-sessions.ts";
 import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
@@ -83,7 +83,6 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
   const quotedFrom = row ?? (seen as KnownSession);
   const minutesDue = sessionMinutesDue(quotedFrom.openedAt, quotedFrom.billedMinutes, new Date());
   const budget = ctx.config.ACT_TIMEOUT_MS;
-  let recorded: Promise<void> | undefined;
   let result: ActResponse;
   try {
     result = await payFor(ctx, caller, {
@@ -126,7 +125,6 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     if (!row && err instanceof ApiError && err.code === "insufficient_balance") await checked();
     throw err;
   }
-  await recorded;
   result.metadata.ms = Math.round(performance.now() - started);
   return result;
 
@@ -156,14 +154,12 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     }
     const ran = reply.result.actions.filter((a) => a.status === "ok").length;
     const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
-    // Written beside the charge (the payment's commit, right after this returns), not before it: both
-    // are in before the reply, one round trip apart no longer.
-    recorded = recordAct(ctx.db.db, req.sessionId, {
+    // Written with the charge (for a key, in the statement that settles its hold), before the reply.
+    const alongside = actRecord(ctx.db.db, req.sessionId, {
       actions: ran,
       chargedMicros: charge,
       expiresAt: new Date(reply.result.metadata.expiresAt),
     });
-    recorded.catch(() => {});
-    return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran };
+    return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran, alongside };
   }
 }

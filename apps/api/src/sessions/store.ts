@@ -1,8 +1,9 @@
-import { captureFromHoldIn, closeHoldIn } from "@browserfleet/billing";
+import { captureFromHoldIn, closeHoldIn, settleHoldWith } from "@browserfleet/billing";
 import type { SessionEnded } from "@browserfleet/contracts";
 import { type Db, preparedSql, schema } from "@browserfleet/db";
 import { PRICES, sessionMinutesDue } from "@browserfleet/pricing";
 import { and, eq, lt, sql } from "drizzle-orm";
+import type { Alongside } from "../billing/way-of-paying.ts";
 import { billedUntil } from "./tail-rules.ts";
 
 const { sessions } = schema;
@@ -111,33 +112,45 @@ export async function chargeSessionTail(db: Db, id: string): Promise<SessionRow 
   });
 }
 
-export async function recordAct(
-  db: Db,
-  id: string,
-  a: { actions: number; chargedMicros: number; expiresAt: Date },
-): Promise<void> {
-  await recordActOnce(db, {
-    id,
-    actions: a.actions,
-    chargedMicros: a.chargedMicros,
-    now: new Date().toISOString(),
-    expiresAt: a.expiresAt.toISOString(),
-  });
-}
-
 const p = sql.placeholder;
 
+/** What an act writes on its session: its actions and charge counted, its last activity and expiry. */
+type ActRecord = { id: string; actions: number; chargedMicros: number; now: string; expiresAt: string };
+
 // Written as SQL: drizzle's update builder costs twice its query's CPU, on every act.
-const recordActOnce = preparedSql<
-  never,
-  { id: string; actions: number; chargedMicros: number; now: string; expiresAt: string }
->(sql`
+const recordActSql = sql`
     update ${sessions} set
       actions = actions + ${p("actions")}::int,
       charged_micros = charged_micros + ${p("chargedMicros")}::bigint,
       last_active_at = ${p("now")}::timestamptz,
       expires_at = ${p("expiresAt")}::timestamptz
-    where id = ${p("id")}`);
+    where id = ${p("id")}`;
+const recordActOnce = preparedSql<never, ActRecord>(recordActSql);
+const settleWithAct = settleHoldWith<ActRecord>(recordActSql);
+
+/**
+ * An act's record on its session, to write with its charge: on its own, or in the statement that
+ * settles a key's hold (one statement fewer per act).
+ */
+export function actRecord(
+  db: Db,
+  id: string,
+  a: { actions: number; chargedMicros: number; expiresAt: Date },
+): Alongside {
+  const values: ActRecord = {
+    id,
+    actions: a.actions,
+    chargedMicros: a.chargedMicros,
+    now: new Date().toISOString(),
+    expiresAt: a.expiresAt.toISOString(),
+  };
+  return {
+    write: async () => {
+      await recordActOnce(db, values);
+    },
+    settle: (holdId, capturedMicros) => settleWithAct(db, holdId, capturedMicros, values),
+  };
+}
 
 const REASONS: Record<SessionEnded["reason"], { status: SessionStatus; text: string }> = {
   closed: { status: "closed", text: "closed by the caller" },
