@@ -5,7 +5,7 @@
  * blue upper, side view" beside the title link "Trail Runner 7"), and where it only repeats the page's
  * headline.
  */
-import { linksUnder, walkElements } from "../dom.ts";
+import { walkElements } from "../dom.ts";
 import { collapseSpaces } from "../parse.ts";
 
 const normalize = (text: string) => collapseSpaces(text).toLowerCase();
@@ -28,50 +28,56 @@ function headlineWords(container: Element): Set<string> {
 
 /** A title whose words an alt text holds at least this share of names the same item. */
 const TITLE_IN_ALT = 0.75;
-const TITLES = "a, h2, h3, h4, h5, h6";
-
-/** Whether a link or heading in `card` (not the picture's own link) has a title the alt text tells at length. */
-function retellsTitle(alt: string[], card: Element, img: Element): boolean {
-  const words = new Set(alt);
-  for (const title of card.querySelectorAll(TITLES)) {
-    if (title.contains(img)) continue;
-    const own = wordsOf(title.textContent ?? "");
-    if (own.length < 2) continue;
-    if (own.filter((w) => words.has(w)).length >= TITLE_IN_ALT * own.length) return true;
-  }
-  return false;
-}
-
-/** How far up from a picture its card may end (picture, its box, link, figure, card), and how much text a card holds. */
+const TITLE_TAGS = new Set(["A", "H2", "H3", "H4", "H5", "H6"]);
+/** How far up from a picture (or from its link) its card may end: its box, link, figure, card. */
 const CARD_REACH = 5;
+/** Text a card holds at most, for its title to name the picture's subject. */
 const CARD_CHARS = 400;
+/** Text around a thumbnail's link searched at most for a titled link to the same target (a card with its summary). */
+const THUMB_CHARS = 2000;
 
-function retellsCardTitle(img: Element, alt: string, textOf: (el: Element) => string): boolean {
-  const words = wordsOf(alt);
-  let up = img.parentElement;
-  for (let i = 0; i < CARD_REACH && up; i++, up = up.parentElement) {
-    const text = textOf(up);
-    if (text.length > CARD_CHARS) return false;
-    if (text && retellsTitle(words, up, img)) return true;
-  }
-  return false;
-}
+const targetOf = (link: Element) => link.getAttribute("href")?.replace(/\/$/, "");
 
 /**
- * A picture inside a link whose target a titled link beside it opens too: a card's thumbnail, named by
- * the card's title; its alt text describes the photo, not the item.
+ * Whether the picture's card names what the alt text describes: a link or heading in the card (at most
+ * CARD_CHARS of text) whose title the alt text tells at length ("Trail Runner 7, blue upper, side view"
+ * beside "Trail Runner 7"), or, for a picture inside a link, a titled link beside it to the same target:
+ * a card's thumbnail, named by the card's title; its alt text describes the photo, not the item. Each
+ * level up only reads what the level below did not.
  */
-function isTitledThumbnail(img: Element): boolean {
-  const link = img.closest("a[href]");
-  const target = link?.getAttribute("href")?.replace(/\/$/, "");
-  if (!link || !target || target.startsWith("#")) return false;
-  let up = link.parentElement;
-  for (let i = 0; i < CARD_REACH && up; i++, up = up.parentElement) {
-    for (const other of linksUnder(up)) {
-      if (other === link || other.contains(img) || other.getAttribute("href")?.replace(/\/$/, "") !== target)
-        continue;
-      if (wordsOf(other.textContent ?? "").length >= 2) return true;
+function namedByCard(img: Element, alt: string, textOf: (el: Element) => string): boolean {
+  const altWords = new Set(wordsOf(alt));
+  let link: Element | null = img.parentElement;
+  while (link && !(link.nodeName === "A" && link.hasAttribute("href"))) link = link.parentElement;
+  const target = link ? targetOf(link) : undefined;
+  const thumbnail = target !== undefined && target !== "" && !target.startsWith("#");
+  let retell = true;
+  let aboveLink = link ? -1 : Number.POSITIVE_INFINITY;
+  let below: Element = img;
+  for (let up = img.parentElement, i = 0; up; below = up, up = up.parentElement, i++) {
+    if (below === link) aboveLink = 0;
+    else if (aboveLink >= 0) aboveLink++;
+    const text = textOf(up);
+    if (i >= CARD_REACH || text.length > CARD_CHARS) retell = false;
+    const matchTarget = thumbnail && aboveLink >= 0 && aboveLink < CARD_REACH && text.length <= THUMB_CHARS;
+    if (!retell && !matchTarget) {
+      // Text only grows upward; only a link not reached yet can still be matched.
+      if (!thumbnail || aboveLink >= 0 || text.length > THUMB_CHARS) return false;
+      continue;
     }
+    if (!text) continue;
+    let found = false;
+    walkElements(up, (el) => {
+      if (found || el === below || el.nodeName === "TEMPLATE") return false;
+      if (!TITLE_TAGS.has(el.nodeName)) return true;
+      const own = wordsOf(el.textContent ?? "");
+      if (own.length < 2) return true;
+      if (retell && own.filter((w) => altWords.has(w)).length >= TITLE_IN_ALT * own.length) found = true;
+      else if (matchTarget && el.nodeName === "A" && el.hasAttribute("href") && targetOf(el) === target)
+        found = true;
+      return !found;
+    });
+    if (found) return true;
   }
   return false;
 }
@@ -137,8 +143,7 @@ export function dropRepeatedAlts(container: Element): void {
         break;
       }
     }
-    if (el.getAttribute("alt") && (retellsCardTitle(el, alt, textOf) || isTitledThumbnail(el)))
-      el.setAttribute("alt", "");
+    if (el.getAttribute("alt") && namedByCard(el, alt, textOf)) el.setAttribute("alt", "");
     return false;
   });
 }
