@@ -43,6 +43,25 @@ async function ledgerSum(accountId: string) {
   return { amount: Number(row?.amount), held: Number(row?.held) };
 }
 
+/**
+ * Every 3,000-micro hold of an account that started with 50,000 is closed with all of it either
+ * captured or refunded, and the balance and the ledger agree with what was captured (the balance left).
+ */
+async function assertEverySettledOnce(accountId: string) {
+  const holds = await pg.database
+    .sql`select id, captured_micros, refunded_micros, status from holds where account_id = ${accountId}`;
+  let captured = 0;
+  for (const h of holds) {
+    assert.equal(h.status, "closed");
+    assert.equal(Number(h.captured_micros) + Number(h.refunded_micros), 3_000);
+    captured += Number(h.captured_micros);
+  }
+  const left = (await getAccount(db(), accountId))?.balanceMicros;
+  assert.equal(left, 50_000 - captured);
+  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
+  return { holds, left: left ?? 0 };
+}
+
 test("a key is shown once and only its hash is stored; revoked keys are told apart from unknown ones", async () => {
   const { accountId } = await createAccount(db(), { name: "keys" });
   const issued = await issueKey(db(), accountId, "ci");
@@ -166,17 +185,7 @@ test("a hold settled by several callers at once (a retry, the reaper, page captu
     );
   }
   await Promise.all(settles);
-  const holds = await pg.database
-    .sql`select id, captured_micros, refunded_micros, status from holds where account_id = ${accountId}`;
-  let captured = 0;
-  for (const h of holds) {
-    assert.equal(h.status, "closed");
-    assert.equal(Number(h.captured_micros) + Number(h.refunded_micros), 3_000);
-    captured += Number(h.captured_micros);
-  }
-  const left = (await getAccount(db(), accountId))?.balanceMicros;
-  assert.equal(left, 50_000 - captured);
-  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
+  const { holds } = await assertEverySettledOnce(accountId);
   const entries = await pg.database.sql`
     select hold_id, count(*) filter (where kind = 'refund')::int as refunds,
       coalesce(-sum(held_micros) filter (where kind = 'capture'), 0)::int as captured
@@ -215,17 +224,7 @@ test("a settlement with a write alongside: settled racing as settleHold is, the 
   const settled = await Promise.all(settles);
   assert.equal(settled.filter((s) => s !== undefined).length, 10, "each hold settles once");
   assert.equal((await getAccount(db(), counter))?.balanceMicros, 1 + 30, "every call made its write");
-  const holds = await pg.database
-    .sql`select captured_micros, refunded_micros, status from holds where account_id = ${accountId}`;
-  let captured = 0;
-  for (const h of holds) {
-    assert.equal(h.status, "closed");
-    assert.equal(Number(h.captured_micros) + Number(h.refunded_micros), 3_000);
-    captured += Number(h.captured_micros);
-  }
-  const left = (await getAccount(db(), accountId))?.balanceMicros;
-  assert.equal(left, 50_000 - captured);
-  assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
+  const { left } = await assertEverySettledOnce(accountId);
 
   // The write fails (it would take the counter below zero): the settlement is not made either.
   const hold = await placeHold(db(), { accountId, micros: 3_000, route: "act", ttlMs: 60_000 });
