@@ -226,10 +226,12 @@ export async function settleHold(
   capturedMicros: number,
   note?: string,
 ): Promise<Settlement | undefined> {
-  const rows = await settleOnce(db, { holdId, capturedMicros, note: note ?? null });
-  const row = rows[0];
-  return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
+  const [row] = await settleOnce(db, { holdId, capturedMicros, note: note ?? null });
+  return toSettlement(row);
 }
+
+const toSettlement = (row: { captured: string; refunded: string } | undefined): Settlement | undefined =>
+  row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
 
 const settlement = <V extends Record<string, unknown>>(alongside?: SQL) =>
   preparedSql<
@@ -284,7 +286,7 @@ export function settleHoldWith<V extends Record<string, unknown>>(alongside: SQL
     values: V,
   ): Promise<Settlement | undefined> => {
     const [row] = await statement(db, { holdId, capturedMicros, note: null, ...values });
-    return row ? { capturedMicros: Number(row.captured), refundedMicros: Number(row.refunded) } : undefined;
+    return toSettlement(row);
   };
 }
 
