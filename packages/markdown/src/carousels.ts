@@ -4,7 +4,7 @@
  * view of it: "Camp Stove", "Camp Stove side view", "Camp Stove (Blue)"). A product grid repeats one
  * per card, which buries the cards' text under copies of their names; the first picture stays.
  */
-import { walkElements } from "./dom.ts";
+import { classOf, hasText, walkElements } from "./dom.ts";
 
 const MIN_SLIDES = 3;
 /** A name this short ("Logo", "Photo") says too little to tell that two pictures show one thing. */
@@ -14,7 +14,7 @@ const MIN_NAME_CHARS = 8;
 function slideAlt(el: Element): string | undefined {
   let image: Element | undefined = el;
   if (el.nodeName !== "IMG") {
-    if ((el.textContent ?? "").trim() !== "") return undefined;
+    if (hasText(el)) return undefined;
     const images = el.getElementsByTagName("img");
     if (images.length !== 1) return undefined;
     image = images[0];
@@ -39,6 +39,8 @@ function sameThing(alt: string | undefined, name: string): boolean {
 
 /** A class a carousel script gives the copies of slides it makes so its loop wraps around. */
 const CLONE_CLASS = /^(?:[\w-]*[-_])?(?:cloned?|duplicate)$/;
+/** Held by every class CLONE_CLASS matches; most class lists hold neither. */
+const MAY_BE_CLONE = /clone|duplicate/;
 
 /**
  * Slides a carousel script copied so its loop can wrap around (swiper's `swiper-slide-duplicate`,
@@ -46,6 +48,7 @@ const CLONE_CLASS = /^(?:[\w-]*[-_])?(?:cloned?|duplicate)$/;
  * Only a clone that shares a class with a sibling counts, so a "duplicate" button is left alone.
  */
 function isClonedSlide(el: Element): boolean {
+  if (!MAY_BE_CLONE.test(classOf(el))) return false;
   const classes = el.classList;
   if (!classes || classes.length < 2 || !Array.from(classes).some((c) => CLONE_CLASS.test(c))) return false;
   const own = Array.from(classes).filter((c) => !CLONE_CLASS.test(c));

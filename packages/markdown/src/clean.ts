@@ -92,12 +92,17 @@ const classTokens = (el: Element): readonly string[] => {
   return names ? names.trim().split(/\s+/) : NO_TOKENS;
 };
 
+/** Every class that HIDDEN_CLASS or HIDDEN_ON_DESKTOP matches holds one of these: most class lists hold none. */
+const MAY_HIDE = /hid|none|mobile|visible/;
+
 function hiddenOnDesktop(el: Element): boolean {
+  if (!MAY_HIDE.test(classOf(el))) return false;
   const tokens = classTokens(el);
   return tokens.some((t) => HIDDEN_ON_DESKTOP.test(t)) && !tokens.some((t) => SHOWN_ON_DESKTOP.test(t));
 }
 
 function hiddenByClass(el: Element): boolean {
+  if (!MAY_HIDE.test(classOf(el))) return false;
   const tokens = classTokens(el);
   if (!tokens.some((t) => HIDDEN_CLASS.test(t)) || tokens.some((t) => SHOWN_AT_SIZE.test(t))) return false;
   // One of a set of alternatives where another is shown (the other tabs' lists, the swatches past

@@ -47,6 +47,38 @@ function walkBySiblings(root: Element, visit: (el: Element) => boolean | undefin
   }
 }
 
+/**
+ * The length of `el.textContent`, counted no further than `cap + 1`: enough to tell "at most cap" from
+ * "more", without building the text of a large element (asked of every element, that text is the
+ * page's once per ancestor).
+ */
+export function textLengthUpTo(el: Element, cap: number): number {
+  const end = LINKS && (el as Linked)[LINKS.end];
+  if (!LINKS || !end) return Math.min(el.textContent?.length ?? 0, cap + 1);
+  let n = 0;
+  for (let node = (el as Linked)[LINKS.next]; node && node !== end; node = node[LINKS.next]) {
+    const type = node.nodeType;
+    if (type === 3 || type === 4) {
+      n += (node as unknown as CharacterData).data.length;
+      if (n > cap) return cap + 1;
+    }
+  }
+  return n;
+}
+
+const NOT_SPACE = /\S/;
+
+/** Whether `el` holds text other than whitespace (`textContent.trim() !== ""`), read up to its first such character. */
+export function hasText(el: Element): boolean {
+  const end = LINKS && (el as Linked)[LINKS.end];
+  if (!LINKS || !end) return NOT_SPACE.test(el.textContent ?? "");
+  for (let node = (el as Linked)[LINKS.next]; node && node !== end; node = node[LINKS.next]) {
+    const type = node.nodeType;
+    if ((type === 3 || type === 4) && NOT_SPACE.test((node as unknown as CharacterData).data)) return true;
+  }
+  return false;
+}
+
 /** Characters of an element's text, whitespace left out. */
 export const textChars = (el: Element): number => (el.textContent ?? "").replace(/\s+/g, "").length;
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Event } from "linkedom";
-import { classOf, walkElements } from "../src/dom.ts";
+import { classOf, hasText, textLengthUpTo, walkElements } from "../src/dom.ts";
 import { parseDocument } from "../src/parse.ts";
 
 const ping = (bubbles: boolean) => new Event("ping", { bubbles }) as unknown as globalThis.Event;
@@ -71,5 +71,23 @@ describe("the parsed document", () => {
     const again: string[] = [];
     walkElements(main.querySelector("h1") as Element, (el) => void again.push(el.nodeName));
     assert.deepEqual(again, ["B", "SMALL"]);
+  });
+
+  it("tells an element's text length up to a cap, and whether it holds more than whitespace, as its textContent says", () => {
+    const doc = parseDocument(
+      `<body><div id="d"> <p>\u00a0</p><!-- a comment is no text --><p> one <b>two</b></p>` +
+        `<svg><title>icon</title></svg><ul><li>  </li><li>three</li></ul></div><p id="blank"> \n\t<span> </span></p></body>`,
+    );
+    const blank = doc.getElementById("blank") as Element;
+    doc.getElementById("d")?.append(doc.createTextNode(" added later"));
+    for (const el of [doc.body, ...Array.from(doc.body.querySelectorAll("*"))]) {
+      const text = el.textContent ?? "";
+      for (const cap of [0, 3, 10, 1000])
+        assert.equal(textLengthUpTo(el, cap), Math.min(text.length, cap + 1), `${el.nodeName} up to ${cap}`);
+      assert.equal(hasText(el), text.trim() !== "", el.nodeName);
+    }
+    assert.equal(hasText(blank), false);
+    blank.append(doc.createTextNode("x"));
+    assert.equal(hasText(blank), true);
   });
 });

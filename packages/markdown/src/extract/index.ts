@@ -3,7 +3,7 @@
  * pick the element whose text is most content-like, then prune what is left of furniture inside it.
  * Pure DOM work on the caller's (private) document; linear in its size apart from ancestor walks.
  */
-import { classOf, sharedAncestor, textChars, walkElements } from "../dom.ts";
+import { classOf, sharedAncestor, textChars, textLengthUpTo, walkElements } from "../dom.ts";
 import { isBlockTag } from "./blocks.ts";
 import { dropRepeatedAlts } from "./duplicate-alts.ts";
 import { findItemGrid, findItemGrids, type ItemGrid, signature } from "./item-grid.ts";
@@ -44,7 +44,7 @@ function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false):
   // panel it opens.
   if (
     el.nodeName === "BUTTON" &&
-    (el.textContent?.length ?? 0) <= TOGGLE_CHARS &&
+    textLengthUpTo(el, TOGGLE_CHARS) <= TOGGLE_CHARS &&
     (el.querySelector("h2, h3, h4, h5, h6") || el.parentElement?.closest("h2, h3, h4, h5, h6"))
   )
     return false;
@@ -61,7 +61,8 @@ function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false):
  */
 function holdsLittle(el: Element, tallies: Tallies, limit: number): boolean {
   if (isBlockTag(el.nodeName)) return tallyOf(tallies, el).good < limit;
-  return (el.textContent?.length ?? 0) < Math.min(limit, 200);
+  const cap = Math.min(limit, 200);
+  return textLengthUpTo(el, cap) < cap;
 }
 
 /**

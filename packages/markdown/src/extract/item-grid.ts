@@ -86,8 +86,23 @@ export function findItemGrid(root: Element, tallies: Tallies): ItemGrid | undefi
   return best;
 }
 
-/** The alike children of `el` that make a grid, if any. */
+/**
+ * gridUnder's answers per tally: the page is searched for grids more than once with the same tallies,
+ * and like the tallies those answers hold for the tree as it was when they were taken.
+ */
+const gridsByTally = new WeakMap<Tallies, Map<Element, ItemGrid | undefined>>();
+
 function gridUnder(el: Element, tallies: Tallies): ItemGrid | undefined {
+  let known = gridsByTally.get(tallies);
+  if (!known) gridsByTally.set(tallies, (known = new Map()));
+  if (known.has(el)) return known.get(el);
+  const grid = findGridUnder(el, tallies);
+  known.set(el, grid);
+  return grid;
+}
+
+/** The alike children of `el` that make a grid, if any. */
+function findGridUnder(el: Element, tallies: Tallies): ItemGrid | undefined {
   if (el.childElementCount < MIN_ITEMS) return undefined;
   const groups = new Map<string, Element[]>();
   for (let c = el.firstElementChild; c; c = c.nextElementSibling) {

@@ -2,7 +2,7 @@
  * Removing short elements whose whole text is a label of page machinery ("Add to cart", "Share",
  * a vote count): the one walk that shop controls and post chrome share.
  */
-import { walkElements } from "../dom.ts";
+import { textLengthUpTo, walkElements } from "../dom.ts";
 import { collapseSpaces } from "../parse.ts";
 
 export interface LabelRule {
@@ -20,10 +20,9 @@ export function removeLabels(container: Element, rule: LabelRule): void {
   const doomed: Element[] = [];
   walkElements(container, (el) => {
     if (rule.tags && !rule.tags.has(el.nodeName)) return true;
-    const text = el.textContent ?? "";
     // Raw text this long holds more than a label, even after collapsing its spaces.
-    if (text.length > 4 * rule.maxChars) return true;
-    const said = collapseSpaces(text);
+    if (textLengthUpTo(el, 4 * rule.maxChars) > 4 * rule.maxChars) return true;
+    const said = collapseSpaces(el.textContent ?? "");
     if (said.length > 0 && said.length <= rule.maxChars && rule.pattern.test(said) && !rule.keep?.(el)) {
       doomed.push(el);
       return false;

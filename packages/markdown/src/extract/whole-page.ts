@@ -6,7 +6,7 @@
  * article) goes too: it is a large share of a page's words and none of its content, and the links
  * format still lists every link.
  */
-import { walkElements } from "../dom.ts";
+import { textLengthUpTo, walkElements } from "../dom.ts";
 import { looksNeverContent } from "./patterns.ts";
 import { tally, tallyOf } from "./score.ts";
 
@@ -19,7 +19,7 @@ export function removeNeverContent(body: Element): void {
   walkElements(body, (el) => {
     if (looksNeverContent(el) && tallyOf(tallies, el).good <= MAX_GOOD_CHARS) {
       // An inline element's own text counts toward its enclosing block: judged by its length.
-      if ((el.textContent?.length ?? 0) <= 2000) {
+      if (textLengthUpTo(el, 2000) <= 2000) {
         doomed.push(el);
         return false;
       }
