@@ -77,6 +77,36 @@ describe("MCP over HTTP", () => {
     assert.equal(JSON.parse(wrongArgs.body.result.content[0].text).error.details[0].field, "url");
   });
 
+  test("a tools/call that runs its tool is answered as the SDK's Server answers it, and charged alike", async () => {
+    const auth = { authorization: `Bearer ${stack.key}` };
+    const args = { url: `${stack.site.url}/article`, formats: ["markdown"], maxAge: 3_600_000 };
+    const message = (id: number, extra: Record<string, unknown> = {}) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "web_scrape", arguments: args, ...extra },
+    });
+    const balance = async () =>
+      (await (await fetch(`${stack.api.url}/web/v1/account`, { headers: auth })).json()).balance.micros;
+    await post(message(1), auth); // rendered once; both answers below come from the cache
+    // A call's own duration is the one thing its answer may differ in.
+    const steady = (body: Json) =>
+      JSON.parse(JSON.stringify(body).replace(/(\\?"ms\\?":)\d+/g, (_, key) => `${key}0`));
+    for (const extra of [{}, { _meta: { progressToken: "p" } }]) {
+      const before = await balance();
+      const single = await post(message(2, extra), auth);
+      const afterSingle = await balance();
+      const reference = await post([message(2, extra)], auth);
+      assert.equal(single.status, 200);
+      assert.notEqual(single.body.result.isError, true, JSON.stringify(single.body));
+      assert.deepEqual(steady(single.body), steady(reference.body));
+      assert.ok(before > afterSingle, "the call was charged");
+      assert.equal(afterSingle - (await balance()), before - afterSingle, "both paid the same");
+    }
+    const task = await post(message(3, { task: { ttl: 1000 } }), auth);
+    assert.deepEqual(task.body, (await post([message(3, { task: { ttl: 1000 } })], auth)).body);
+  });
+
   test("what the transport refuses stays refused: Accept, Content-Type, protocol version, malformed messages", async () => {
     const call = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const notAcceptable = await post(call, { accept: "application/json" });

@@ -2,6 +2,7 @@ import { detailsFromZod } from "@browserfleet/contracts";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
@@ -14,6 +15,7 @@ import { ApiError } from "../errors.ts";
 import { OneRequestTransport, singleRequest } from "./one-request.ts";
 import { isLoopbackBind, originGuard } from "./origin-guard.ts";
 import { endJson, responseParts, type SerialisedContent } from "./response-json.ts";
+import { answerToolCall, plainToolCall } from "./tool-call.ts";
 import { notYet, type Tool, toolsFor } from "./tools.ts";
 
 const text = (value: unknown, isError = false): CallToolResult => ({
@@ -104,48 +106,58 @@ function catalog(ctx: ApiContext) {
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /**
- * The low-level SDK server, so that validation is ours (the contracts' zod schemas): an agent gets the
- * same field-naming errors over MCP as over REST, as a tool result with isError.
+ * A tools/call for this request: the arguments validated by the tool's contract (zod), so that an agent
+ * gets the same field-naming errors over MCP as over REST, as a tool result with isError; then the
+ * tool, on its REST route's code path, for this request's caller (key, wallet or client address), who
+ * pays for and sees only their own call.
+ */
+async function callTool(
+  ctx: ApiContext,
+  req: Request,
+  params: CallToolRequest["params"],
+  answered: Answered,
+): Promise<CallToolResult> {
+  const tool = catalog(ctx).byName.get(params.name);
+  if (!tool) return errorResult(new ApiError("not_found", `no tool ${params.name}; see tools/list`));
+  const parsed = tool.input.safeParse(params.arguments ?? {});
+  if (!parsed.success) {
+    const details = detailsFromZod(parsed.error);
+    const first = details[0];
+    return errorResult(
+      new ApiError(
+        "invalid_request",
+        `invalid arguments: ${first?.field ? `${first.field}: ` : ""}${first?.message ?? ""}`,
+        details,
+      ),
+    );
+  }
+  if (!tool.run) return errorResult(notYet(tool));
+  try {
+    const { result, serialised } = resultOf(await tool.run(ctx, req, parsed.data as never));
+    answered.serialised = serialised;
+    return result;
+  } catch (err) {
+    return errorResult(err);
+  }
+}
+
+/**
+ * The low-level SDK server, so that validation is ours (callTool).
  *
  * One per request: an SDK server is connected to one transport at a time, and a stateless transport
  * serves exactly one request. What does not depend on the request (the tool list and its JSON Schemas,
  * the tools by name, the validator) is built once per process; the handlers below only close over this
- * request, whose caller (key, wallet or client address) pays for and sees only its own call.
+ * request.
  */
-function buildServer(ctx: ApiContext, req: Request): { server: Server; answered: Answered } {
-  const answered: Answered = {};
+function buildServer(ctx: ApiContext, req: Request, answered: Answered): Server {
   const server = new Server(
     { name: "browserfleet", version: "1.0.1" },
     { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator },
   );
-  const { list, byName } = catalog(ctx);
+  const { list } = catalog(ctx);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: list }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name);
-    if (!tool)
-      return errorResult(new ApiError("not_found", `no tool ${request.params.name}; see tools/list`));
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) {
-      const details = detailsFromZod(parsed.error);
-      const first = details[0];
-      return errorResult(
-        new ApiError(
-          "invalid_request",
-          `invalid arguments: ${first?.field ? `${first.field}: ` : ""}${first?.message ?? ""}`,
-          details,
-        ),
-      );
-    }
-    if (!tool.run) return errorResult(notYet(tool));
-    try {
-      const { result, serialised } = resultOf(await tool.run(ctx, req, parsed.data as never));
-      answered.serialised = serialised;
-      return result;
-    } catch (err) {
-      return errorResult(err);
-    }
-  });
-  return { server, answered };
+  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(ctx, req, request.params, answered));
+  return server;
 }
 
 /** What this request's tool handler answered, beyond the result the SDK validates and sends. */
@@ -185,13 +197,15 @@ async function send(answer: globalThis.Response, res: Response): Promise<void> {
 }
 
 /**
- * POST /mcp: stateless streamable HTTP (protocol 2025-06-18), a fresh server and transport per request.
+ * POST /mcp: stateless streamable HTTP (protocol 2025-06-18); nothing of a request outlives it.
  * A single JSON-RPC request that the SDK's web-standard transport would accept as is (every tools/call)
- * goes through a transport carrying just that request and its response: the web Request and Response
- * the other one is built around (and reading the answer back out of its stream) were most of what MCP
- * added to a call served from the cache. Everything else (initialize, notifications, batches, anything
- * the transport answers with an HTTP error) goes through the SDK's web-standard transport, used
- * directly rather than through its Node wrapper, with the parsed body handed over.
+ * is answered without that transport's web Request and Response (and reading the answer back out of
+ * its stream), which were most of what MCP added to a call served from the cache. A plain tools/call
+ * (tool-call.ts) goes to the tool as the SDK's Server would send it there, without building a Server
+ * for it; any other single request goes to a Server made for it, through a transport carrying just that
+ * request and its response. Everything else (initialize, notifications, batches, anything the
+ * transport answers with an HTTP error) goes through the SDK's web-standard transport and a Server made
+ * for it, used directly rather than through its Node wrapper, with the parsed body handed over.
  */
 export function mountMcp(router: Router, ctx: ApiContext): void {
   const guard = originGuard({
@@ -201,8 +215,16 @@ export function mountMcp(router: Router, ctx: ApiContext): void {
       .filter(Boolean),
   });
   router.post("/mcp", guard, async (req, res) => {
-    const { server, answered } = buildServer(ctx, req);
+    const answered: Answered = {};
     const request = singleRequest(req);
+    const call = request && plainToolCall(request);
+    if (request && call) {
+      const response = await answerToolCall(request.id, call, (c) => callTool(ctx, req, c.params, answered));
+      // A caller that left before the answer gets none, as through a Server and its transport.
+      if (!res.destroyed) endJson(res, responseParts(response, answered.serialised));
+      return;
+    }
+    const server = buildServer(ctx, req, answered);
     if (request) {
       const one = new OneRequestTransport(server);
       // Closed only if the caller left before the answer: that aborts the handler's request.
