@@ -502,6 +502,30 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(result.markdown.includes("© Shop"));
   });
 
+  it("never takes the footer's copyright line for the content of a page of links and pictures", () => {
+    const categories = [
+      "Watercolor Paint",
+      "Acrylic Paint",
+      "Oil Paint",
+      "Brushes",
+      "Colored Pencils",
+      "Markers",
+    ];
+    const html = `<html><body>
+      <header><a href="/">Art Supplies</a> <a href="/cart">Cart</a></header>
+      <main>
+        <a href="/gifts"><img src="/g.jpg" alt="Gifts for artists"></a>
+        <h2>Browse Featured Categories</h2>
+        <ul>${categories.map((c, i) => `<li><a href="/c/${i}">${c}</a></li>`).join("")}</ul>
+      </main>
+      <footer><p>Art Supplies®, Studio® and Pick® are registered trademarks of Art Supplies, LLC. © Copyright 1999-2026
+        Art Supplies, LLC. All rights reserved.</p></footer>
+    </body></html>`;
+    const { markdown } = main(html);
+    assert.ok(markdown.includes("Browse Featured Categories"), markdown);
+    assert.ok(markdown.includes("[Acrylic Paint](https://example.com/c/1)"), markdown);
+  });
+
   it("falls back on an empty page", () => {
     assert.deepEqual(main(""), { markdown: "", mainContent: "fallback_whole_page" });
   });

@@ -65,7 +65,11 @@ export interface TextBlock {
   punctuation: number;
   /** The block's own text, whitespace collapsed, when short (labels such as "Advertisement"). */
   shortText?: string;
+  /** Its own text claims a copyright ("© 2024 ...", "All rights reserved"): a site's legal line. */
+  legal?: boolean;
 }
+
+const LEGAL = /©|\bcopyright\b|\ball rights reserved\b/i;
 
 export const isBlockTag = (tag: string) => BLOCK_TAGS.has(tag);
 
@@ -90,6 +94,7 @@ function countText(data: string, block: TextBlock, inLink: boolean): void {
     } else if (c === 0xff0c || c === 0xff01 || c === 0xff1f) punctuation++;
   }
   if (chars === 0) return;
+  if (!block.legal && LEGAL.test(data)) block.legal = true;
   block.chars += chars;
   block.punctuation += punctuation;
   if (inLink) block.linkChars += chars;

@@ -16,6 +16,8 @@ export interface Tally {
 }
 
 const KEYWORD_RUN_CHARS = 400;
+/** A block this long that names a copyright is a licence or terms text, which may be the content. */
+const LEGAL_LINE_CHARS = 300;
 
 /**
  * A post's byline, its author's name linked to the profile beside the date ("JustinBrooke · Feb 3"),
@@ -34,6 +36,8 @@ function isByline(el: Element): boolean {
 export function blockValue(b: TextBlock): number {
   if (b.chars === 0 || HEADING_TAGS.has(b.el.nodeName)) return 0;
   if (b.shortText !== undefined && FURNITURE_TEXT.test(b.shortText)) return -b.chars;
+  // A site's copyright line reads like a sentence, and is in every page's footer.
+  if (b.legal && b.chars < LEGAL_LINE_CHARS) return 0;
   const linkDensity = b.linkChars / b.chars;
   if (linkDensity > 0.5) return isByline(b.el) ? 0 : -b.chars;
   // A long run of words without one sentence mark in a page's footer is a list of keywords for search
