@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type JSONRPCRequest,
+  JSONRPCRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Request } from "express";
-import { OneRequestTransport, singleRequest } from "../src/mcp/one-request.ts";
+import { OneRequestTransport, plainRequest, singleRequest } from "../src/mcp/one-request.ts";
 
 const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "web_scrape", arguments: {} } };
 const headers = {
@@ -48,6 +52,41 @@ describe("MCP single request", () => {
       post(call, headers, [...Object.entries(headers).flat(), "Content-Type", "text/plain"]),
       "Content-Type twice (a web Request joins them, and the transport refuses the join)",
     );
+  });
+
+  test("a body taken as it is is what the SDK's schema makes of it; the schema judges every other", () => {
+    const bodies = [
+      call,
+      { ...call, id: "a" },
+      { ...call, id: 0 },
+      { ...call, id: -1 },
+      { ...call, id: 1.5 },
+      { ...call, id: 2 ** 53 },
+      { ...call, id: Number.MAX_SAFE_INTEGER },
+      { ...call, id: true },
+      { ...call, id: null },
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 1, method: 5 },
+      { jsonrpc: "2.0", id: 1 },
+      { ...call, params: [] },
+      { ...call, params: null },
+      { ...call, params: "x" },
+      { ...call, params: { _meta: { progressToken: 1 } } },
+      { ...call, params: { _meta: { progressToken: [] } } },
+      { ...call, params: JSON.parse('{"__proto__":{"a":1},"name":"t"}') },
+      JSON.parse('{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{}}'),
+      { ...call, extra: 1 },
+      { ...call, jsonrpc: "1.0" },
+    ];
+    for (const body of bodies) {
+      const parsed = JSONRPCRequestSchema.safeParse(body);
+      const what = JSON.stringify(body);
+      if (plainRequest(body as Record<string, unknown>)) {
+        assert.ok(parsed.success, what);
+        assert.deepEqual(body, parsed.data, what);
+      }
+      assert.deepEqual(singleRequest(post(body)), parsed.success ? parsed.data : undefined, what);
+    }
   });
 });
 

@@ -5,6 +5,7 @@ import {
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  CallToolResultSchema,
   ErrorCode,
   type JSONRPCRequest,
   McpError,
@@ -41,6 +42,23 @@ describe("MCP tools/call without a Server", () => {
     assert.deepEqual(plainToolCall(noArguments), CallToolRequestSchema.parse(noArguments));
   });
 
+  test("params taken as they are are what the schema makes of them, whatever they hold", () => {
+    const params = [
+      { name: "t" },
+      { name: "t", arguments: {} },
+      { name: "t", arguments: { url: "x", nested: { a: [1, { b: null }] } } },
+      { name: "t", arguments: JSON.parse('{"__proto__":{"x":1},"url":"x"}') },
+      { name: "t", arguments: { a: 1 }, extra: true },
+      { name: "t", _meta: { progressToken: "p" } },
+      { name: 1 },
+    ];
+    for (const p of params) {
+      const request = { ...call, params: p } as JSONRPCRequest;
+      const parsed = CallToolRequestSchema.safeParse(request);
+      assert.deepEqual(plainToolCall(request), parsed.success ? parsed.data : undefined, JSON.stringify(p));
+    }
+  });
+
   test("anything else is left to the SDK's Server: other methods, bad params, tasks", () => {
     const left = (request: unknown, why: string) =>
       assert.equal(plainToolCall(request as JSONRPCRequest), undefined, why);
@@ -62,6 +80,22 @@ describe("MCP tools/call without a Server", () => {
         structuredContent: { a: 1, b: [2] },
       }),
       "a tool error": async () => ({ content: [{ type: "text", text: "no" }], isError: true }),
+      "an image": async () => ({
+        content: [
+          { type: "text", text: "{}" },
+          { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+        ],
+      }),
+      "an image that is not base64": async () => ({
+        content: [{ type: "image", data: "not base64!", mimeType: "image/png" }],
+      }),
+      "a block with more than the schema knows": async () =>
+        ({ content: [{ type: "text", text: "x", extra: 1 }] }) as unknown as CallToolResult,
+      "an array as structuredContent": async () =>
+        ({ content: [], structuredContent: [1] }) as unknown as CallToolResult,
+      "more than a result has": async () => ({ content: [], extra: { a: 1 } }) as CallToolResult,
+      "isError that is not a boolean": async () =>
+        ({ content: [], isError: "yes" }) as unknown as CallToolResult,
       "no content": async () => ({}) as CallToolResult,
       "an invalid result": async () => ({ content: [{ type: "nope" }] }) as unknown as CallToolResult,
       "a throwing handler": async () => {
@@ -75,6 +109,8 @@ describe("MCP tools/call without a Server", () => {
       for (const request of [call, { ...call, id: "s" } as JSONRPCRequest]) {
         const direct = await answerToolCall(request.id, plainToolCall(request)!, handler);
         assert.deepEqual(direct, await throughServer(request, handler), what);
+        if ("result" in direct)
+          assert.deepEqual(direct.result, CallToolResultSchema.parse(await handler(plainToolCall(request)!)));
       }
     }
   });

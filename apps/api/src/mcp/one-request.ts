@@ -34,8 +34,37 @@ export function singleRequest(req: Request): JSONRPCRequest | undefined {
     (typeof version !== "string" || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
   )
     return undefined;
+  const record = body as Record<string, unknown>;
+  if (plainRequest(record)) return record;
   const parsed = JSONRPCRequestSchema.safeParse(body);
   return parsed.success ? parsed.data : undefined;
+}
+
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * Whether a JSON body is a JSON-RPC request that JSONRPCRequestSchema takes as it is: a string or safe
+ * integer id, a method, and params, if any, an object without `_meta`; nothing else. It is then used
+ * as it is, as the schema's copy of it would be the same. Anything else is for the schema to judge.
+ */
+export function plainRequest(body: Record<string, unknown>): body is JSONRPCRequest {
+  for (const key of Object.keys(body)) if (!REQUEST_KEYS.has(key)) return false;
+  if (body.jsonrpc !== "2.0" || typeof body.method !== "string") return false;
+  if (typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return false;
+  return body.params === undefined || (plainObject(body.params) && !Object.hasOwn(body.params, "_meta"));
+}
+
+/**
+ * An object as JSON.parse makes it, whose copy by a zod object or record schema has the same keys: a
+ * `__proto__` key would not be copied as a key.
+ */
+export function plainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    !Object.hasOwn(value, "__proto__")
+  );
 }
 
 /** Whether a header comes more than once (rawHeaders alternates names and values). */
