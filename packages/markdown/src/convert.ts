@@ -125,7 +125,8 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
   normalizeTables(root);
   collapseCarousels(root);
 
-  const markdown = tidyMarkdown(convertInPlace(service, root as HTMLElement));
+  // The main content is what a reader sees once: a copy made for another screen or a hover is not.
+  const markdown = tidyMarkdown(convertInPlace(service, root as HTMLElement), opts.onlyMainContent === true);
   return {
     markdown,
     ...(title ? { title } : {}),

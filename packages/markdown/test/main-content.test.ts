@@ -526,6 +526,33 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(markdown.includes("[Acrylic Paint](https://example.com/c/1)"), markdown);
   });
 
+  it("prints a paragraph the page says exactly twice once, and keeps each item's own repeated line and code", () => {
+    const front =
+      "Capture crystal-clear close-ups of birds with our next-generation camera and its wide lens.";
+    const terms = "Not valid with other offers or coupons, some restrictions may apply to this offer.";
+    const code = "const client = new Client({ apiKey: process.env.API_KEY, region: 'eu-west-1' });";
+    const card = (i: number) =>
+      `<li class="offer"><h3><a href="/o/${i}">Offer ${i}</a></h3><p>${terms}</p></li>`;
+    const html = `<html><body><main><article>
+      <h1>Smart Bird Feeder Pro</h1>
+      <p>Our award-winning feeder, reimagined for the garden, with solar power and a bigger seed tray.</p>
+      <section class="feature"><div class="front"><h2>Stunning photos</h2><p>${front}</p></div>
+        <div class="back"><p>${front}</p></div></section>
+      <ul class="offers">${[1, 2, 3].map(card).join("")}</ul>
+      <pre><code>${code}
+
+${code}</code></pre>
+      <p>Every photo helps researchers track bird populations and migration, right from your own backyard.</p>
+    </article></main></body></html>`;
+    const { markdown } = main(html);
+    const times = (text: string) => markdown.split(text).length - 1;
+    assert.equal(times(front), 1, markdown);
+    assert.equal(times(terms), 3, markdown);
+    assert.equal(times(code), 2, markdown);
+    // The whole page is what the page holds, copies and all.
+    assert.equal(htmlToMarkdown(html, { baseUrl }).markdown.split(front).length - 1, 2);
+  });
+
   it("falls back on an empty page", () => {
     assert.deepEqual(main(""), { markdown: "", mainContent: "fallback_whole_page" });
   });
