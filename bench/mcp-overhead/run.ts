@@ -13,11 +13,18 @@
  * request until a GC removes it, so each call costs more the longer the client runs (undici #5285).
  * Clients that route around it do this; the MCP line stays the plain SDK client's.
  *
- *   npm run bench:mcp-overhead -- [--rounds 40] [--cached] [--page /article]
+ * With --client-cost, two more calls in the same interleaving: the SDK client and a plain JSON-RPC fetch
+ * against a trivial HTTP server in this same process that replays our answer's bytes. Their difference
+ * is what the SDK client costs on its own here, with a whole scrape's work between two of its calls
+ * (several times what it costs in a loop of its own: bench/mcp-overhead/client-cost.ts).
+ *
+ *   npm run bench:mcp-overhead -- [--rounds 40] [--cached] [--page /article] [--client-cost]
  *
  * --cached asks for maxAge so both are served from the render cache, which makes the protocol's own
  * cost most visible (a render is ~90% browser time).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -28,6 +35,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "40" },
     cached: { type: "boolean", default: false },
     page: { type: "string", default: "/article" },
+    "client-cost": { type: "boolean", default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -84,9 +92,9 @@ async function rest(): Promise<number> {
 }
 
 let rpcId = 0;
-async function jsonRpc(): Promise<number> {
+async function jsonRpc(url = `${stack.api.url}/mcp`): Promise<number> {
   const t = performance.now();
-  const r = await fetch(`${stack.api.url}/mcp`, {
+  const r = await fetch(url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -115,6 +123,47 @@ async function mcp(through = client): Promise<number> {
 }
 const mcpOwnSignal = () => mcp(ownSignalClient);
 
+/** --client-cost: a server that answers tools/call with our last answer's bytes (its id replaced). */
+let replay = "";
+const trivial = createServer((req, res) => {
+  if (req.method !== "POST") return void res.writeHead(405).end();
+  let body = "";
+  req.on("data", (chunk) => {
+    body += chunk;
+  });
+  req.on("end", () => {
+    const msg = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+    if (msg.id === undefined) return void res.writeHead(202).end();
+    const answer =
+      msg.method === "initialize"
+        ? JSON.stringify({
+            jsonrpc: "2.0",
+            id: msg.id,
+            result: {
+              protocolVersion: msg.params?.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: "trivial", version: "1" },
+            },
+          })
+        : replay.replace(/^\{"jsonrpc":"2\.0","id":\d+,/, `{"jsonrpc":"2.0","id":${msg.id},`);
+    res.writeHead(200, { "content-type": "application/json" }).end(answer);
+  });
+});
+const trivialUrl = values["client-cost"]
+  ? await new Promise<string>((resolve) =>
+      trivial.listen(0, "127.0.0.1", () =>
+        resolve(`http://127.0.0.1:${(trivial.address() as AddressInfo).port}/mcp`),
+      ),
+    )
+  : "";
+const trivialClient = new Client({ name: "bench", version: "1.0.0" });
+if (trivialUrl)
+  await trivialClient.connect(
+    new StreamableHTTPClientTransport(new URL(trivialUrl), {
+      requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
+    }),
+  );
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
 /** Under load from other work, the 10th percentile is the steadier measure of what a call costs. */
@@ -128,10 +177,39 @@ try {
     await jsonRpc();
     await mcpOwnSignal();
   }
+  if (trivialUrl) {
+    const r = await fetch(`${stack.api.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${stack.key}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "web_scrape", arguments: request },
+      }),
+    });
+    replay = await r.text();
+    if (!replay.startsWith('{"jsonrpc":"2.0","id":1,')) throw new Error(`unexpected answer: ${replay}`);
+    for (let i = 0; i < 3; i++) {
+      await mcp(trivialClient);
+      await jsonRpc(trivialUrl);
+    }
+  }
   const restMs: number[] = [];
   const mcpMs: number[] = [];
   const rpcMs: number[] = [];
   const ownMs: number[] = [];
+  const trivialSdkMs: number[] = [];
+  const trivialRpcMs: number[] = [];
+  const trivialCalls = async () => {
+    if (!trivialUrl) return;
+    trivialSdkMs.push(await mcp(trivialClient));
+    trivialRpcMs.push(await jsonRpc(trivialUrl));
+  };
   for (let i = 0; i < rounds; i++) {
     // Alternate which goes first, so neither always meets a warmer worker.
     if (i % 2 === 0) {
@@ -139,7 +217,9 @@ try {
       mcpMs.push(await mcp());
       rpcMs.push(await jsonRpc());
       ownMs.push(await mcpOwnSignal());
+      await trivialCalls();
     } else {
+      await trivialCalls();
       ownMs.push(await mcpOwnSignal());
       rpcMs.push(await jsonRpc());
       mcpMs.push(await mcp());
@@ -176,8 +256,19 @@ try {
   console.log(
     `  ratio mcp-own-signal/rest at the median: ${ownRatio.toFixed(3)} (SDK client, signal per fetch)`,
   );
+  if (trivialUrl) {
+    const us = (x: number) => `${(x * 1000).toFixed(0)} µs`;
+    console.log(
+      `  SDK client's own cost here (against a trivial server replaying our answer): median ${us(median(trivialSdkMs) - median(trivialRpcMs))}, p10 ${us(p10(trivialSdkMs) - p10(trivialRpcMs))} over a plain fetch`,
+    );
+    console.log(
+      `  (SDK client - plain fetch against our server: median ${us(median(mcpMs) - median(rpcMs))}, p10 ${us(p10(mcpMs) - p10(rpcMs))})`,
+    );
+  }
 } finally {
   await client.close();
   await ownSignalClient.close();
+  await trivialClient.close();
+  trivial.close();
   await stack.stop();
 }
