@@ -146,6 +146,10 @@ describe("onlyMainContent on other page shapes", () => {
         <section><h2>Customer Reviews (6)</h2>${reviews.join("")}</section>
         <section><h2>Questions &amp; Answers</h2><p>Does it fit a car cup holder? Only the 500 ml bottle fits a standard cup holder, this one is wider.</p></section>
         <section><h2>Customers also viewed</h2><p>Steel Bottle 500 ml, Steel Mug, Bamboo Lid and other things people looked at after this one.</p></section>
+        <div><h3>Most Helpful Favorable Review</h3><p>47 people found this review helpful</p>
+          <p>The straps on its carrying loop are a game changer, and the bottle survived a fall onto rocks.</p></div>
+        <div><h3>Most Helpful Critical Review</h3>
+          <p>Not what I expected: the powder coat of my second bottle chipped within a week of light use.</p></div>
       </div></body></html>`;
     const { markdown, pageType } = main(html, { baseUrl: "https://shop.example/products/steel-bottle" });
     assert.equal(pageType, "product");
@@ -157,6 +161,8 @@ describe("onlyMainContent on other page shapes", () => {
       "Questions",
       "cup holder",
       "also viewed",
+      "game changer",
+      "chipped within a week",
     ])
       assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}`);
   });

@@ -11,7 +11,7 @@ const HEADINGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
 
 /** What a heading over a section that is not the product says. */
 const NOT_THE_PRODUCT =
-  /^(?:(?:(?:customer|product|guest|verified|top|all|most helpful|\d[\d,.]*)\s+)+reviews?|reviews|ratings?(?:\s*(?:&|and)\s*reviews?)?|reviews?\s*(?:&|and)\s*ratings?|questions?\s*(?:&|and)\s*answers?|(?:what )?customers (?:are )?say(?:ing)?(?: about (?:it|this (?:item|product)))?|q\s*&\s*a|customer questions.*|(?:you (?:may|might) also (?:like|love|need)|customers (?:also|who) (?:bought|viewed).*|frequently bought together|recently viewed.*|similar (?:items|products).*|related (?:items|products)|more from .*|shop the look|complete the look|pairs well with|people also (?:bought|viewed).*|compare (?:similar|with similar).*|sponsored products.*))\s*(?:\(\d[\d,.]*\))?\s*$/i;
+  /^(?:(?:(?:customer|product|guest|verified|top|all|most|helpful|favou?rable|critical|positive|negative|featured|recent|latest|\d[\d,.]*)\s+)+reviews?|reviews|ratings?(?:\s*(?:&|and)\s*reviews?)?|reviews?\s*(?:&|and)\s*ratings?|questions?\s*(?:&|and)\s*answers?|(?:what )?customers (?:are )?say(?:ing)?(?: about (?:it|this (?:item|product)))?|q\s*&\s*a|customer questions.*|(?:you (?:may|might) also (?:like|love|need)|customers (?:also|who) (?:bought|viewed).*|frequently bought together|recently viewed.*|similar (?:items|products).*|related (?:items|products)|more from .*|shop the look|complete the look|pairs well with|people also (?:bought|viewed).*|compare (?:similar|with similar).*|sponsored products.*))\s*(?:\(\d[\d,.]*\))?\s*$/i;
 
 /** Markup names (a whole class token or id) of review and Q&A widgets and rails of other products. */
 const WIDGET_NAME =
