@@ -73,7 +73,10 @@ export function tidyMarkdown(markdown: string, dropRepeats = false): string {
       if (++blankRun > 1) continue;
     } else {
       blankRun = 0;
-      if (!open) paragraphs.push((open = { start: out.length, end: out.length, prose: true }));
+      if (!open) {
+        open = { start: out.length, end: out.length, prose: true };
+        paragraphs.push(open);
+      }
       // An info string containing a backtick means inline code, not a fence.
       if (run && !(run[0] === "`" && match?.[2]?.includes("`"))) {
         fence = run;

@@ -94,7 +94,10 @@ const gridsByTally = new WeakMap<Tallies, Map<Element, ItemGrid | undefined>>();
 
 function gridUnder(el: Element, tallies: Tallies): ItemGrid | undefined {
   let known = gridsByTally.get(tallies);
-  if (!known) gridsByTally.set(tallies, (known = new Map()));
+  if (!known) {
+    known = new Map();
+    gridsByTally.set(tallies, known);
+  }
   if (known.has(el)) return known.get(el);
   const grid = findGridUnder(el, tallies);
   known.set(el, grid);
