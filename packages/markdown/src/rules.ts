@@ -38,6 +38,9 @@ export function addContentRules(service: TurndownService): void {
     },
   });
 
+  /** A link's whole label in escaped brackets, with no other bracket inside. */
+  const BRACKETED_LABEL = /^\\\[([^[\]\\]+)\\\]$/;
+
   service.addRule("link", {
     filter: (node) => node.nodeName === "A" && !!node.getAttribute("href"),
     replacement: (content, node) => {
@@ -50,7 +53,11 @@ export function addContentRules(service: TurndownService): void {
       if (!text) return "";
       const href = escapeLinkDestination(node.getAttribute("href") ?? "");
       const title = toOneLine(node.getAttribute("title") ?? "").replace(/"/g, '\\"');
-      return `[${text}](${href}${title ? ` "${title}"` : ""})`;
+      const link = (label: string) => `[${label}](${href}${title ? ` "${title}"` : ""})`;
+      // A label in brackets ("[1]", "[source]", "[edit]") reads the same with its brackets outside the
+      // link, where readers that find links by the first "]" do not take the label's own for the end.
+      const bracketed = BRACKETED_LABEL.exec(text);
+      return bracketed ? `\\[${link(bracketed[1] as string)}\\]` : link(text);
     },
   });
 

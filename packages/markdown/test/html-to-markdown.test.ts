@@ -100,6 +100,17 @@ describe("links and images", () => {
     );
   });
 
+  it("writes a bracketed link label's brackets outside the link, so the first ']' ends the label", () => {
+    assert.equal(
+      md(
+        `<p>Chaining and routing <a href="/refs#1">[1]</a>, <a href="https://src.example/a.py#L61">[source]</a>` +
+          ` <a href="/x">[a] and [b]</a></p>`,
+      ),
+      "Chaining and routing \\[[1](https://example.com/refs#1)\\], \\[[source](https://src.example/a.py#L61)\\]" +
+        " [\\[a\\] and \\[b\\]](https://example.com/x)\n",
+    );
+  });
+
   it("leaves relative links as text when the base URL is unusable", () => {
     assert.equal(
       htmlToMarkdown(`<a href="/rel">rel</a> <a href="https://abs.example/x">abs</a>`, {
