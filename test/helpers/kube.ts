@@ -166,6 +166,41 @@ export interface KubeCluster {
 const insecure = new Agent({ rejectUnauthorized: false, keepAlive: true });
 
 /**
+ * etcd on two free loopback ports, its client port returned. A port found free can be taken by another
+ * process before etcd binds it (suites run in parallel): then it starts again on other ports.
+ */
+async function startEtcd(dir: string, procs: Proc[]): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const [client, peer] = [await freePort(), await freePort()];
+    const etcd = startProc("etcd", tool("etcd"), [
+      "--name=test",
+      `--data-dir=${join(dir, `etcd-${attempt}`)}`,
+      `--listen-client-urls=http://127.0.0.1:${client}`,
+      `--advertise-client-urls=http://127.0.0.1:${client}`,
+      `--listen-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-cluster=test=http://127.0.0.1:${peer}`,
+      "--unsafe-no-fsync=true",
+      "--log-level=warn",
+    ]);
+    procs.push(etcd);
+    const state = await waitFor(
+      "etcd",
+      async () => {
+        if (etcd.child.exitCode !== null) return "exited";
+        const r = await fetch(`http://127.0.0.1:${client}/health`).catch(() => undefined);
+        return r?.ok ? "up" : undefined;
+      },
+      30_000,
+    );
+    if (state === "up") return client;
+    procs.splice(procs.indexOf(etcd), 1);
+    const output = etcd.output();
+    if (attempt >= 3 || !output.includes("address already in use")) throw new Error(`etcd exited: ${output}`);
+  }
+}
+
+/**
  * Start etcd + kube-apiserver (+ controller-manager, scheduler, one KWOK node). Everything listens on
  * free loopback ports and keeps its data in a temporary folder removed by stop().
  */
@@ -186,7 +221,7 @@ export async function startKubeCluster(
     await rm(dir, { recursive: true, force: true }).catch(() => {});
   };
   try {
-    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const apiPort = await freePort();
     const token = randomBytes(24).toString("hex");
     await mkdir(join(dir, "pki"), { recursive: true });
     const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -194,28 +229,7 @@ export async function startKubeCluster(
     await writeFile(join(dir, "sa.pub"), publicKey.export({ type: "spki", format: "pem" }));
     await writeFile(join(dir, "tokens.csv"), `${token},admin,admin-uid,system:masters\n`);
 
-    const etcd = startProc("etcd", tool("etcd"), [
-      "--name=test",
-      `--data-dir=${join(dir, "etcd")}`,
-      `--listen-client-urls=http://127.0.0.1:${etcdClient}`,
-      `--advertise-client-urls=http://127.0.0.1:${etcdClient}`,
-      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
-      `--initial-cluster=test=http://127.0.0.1:${etcdPeer}`,
-      "--unsafe-no-fsync=true",
-      "--log-level=warn",
-    ]);
-    procs.push(etcd);
-    await waitFor(
-      "etcd",
-      async () => {
-        if (etcd.child.exitCode !== null) throw new Error(`etcd exited: ${etcd.output()}`);
-        const r = await fetch(`http://127.0.0.1:${etcdClient}/health`).catch(() => undefined);
-        return r?.ok;
-      },
-      30_000,
-    );
-
+    const etcdClient = await startEtcd(dir, procs);
     const server = `https://${address}:${apiPort}`;
     const apiserverArgs = [
       `--etcd-servers=http://127.0.0.1:${etcdClient}`,
