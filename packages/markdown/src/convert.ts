@@ -8,6 +8,7 @@ import { type PageHints, type PageType, readHints } from "./extract/page-type.ts
 
 export type { MainContentStatus, PageType };
 
+import { emailForms, removeSignupBoxes } from "./extract/signup-boxes.ts";
 import { removeNavigationChrome, removeNeverContent } from "./extract/whole-page.ts";
 import { collapseSpaces, parseDocument } from "./parse.ts";
 import { excludeElements, includeElements } from "./selectors.ts";
@@ -64,6 +65,8 @@ function clean(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Cle
   if (!root) return undefined;
   // Before cleaning: the JSON-LD that says what the page is goes with the scripts.
   const hints = extract ? readHints(document, opts.baseUrl) : undefined;
+  // Before cleaning too: inputs go with it, and an e-mail field is what tells a sign-up form.
+  const signups = extract ? emailForms(root) : [];
   const meta = removeNonContent(root);
   const title = meta.title ?? (collapseSpaces(root.querySelector("h1")?.textContent ?? "") || undefined);
   const body = root.querySelector("body") ?? root;
@@ -73,6 +76,7 @@ function clean(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Cle
   if (extract) {
     removeDialogs(body);
     removeFillerText(body);
+    removeSignupBoxes(signups, body);
   } else {
     removeNeverContent(body);
     // What the caller picked with includeTags stays, chrome or not.

@@ -432,6 +432,81 @@ describe("onlyMainContent on other page shapes", () => {
       assert.ok(!markdown.includes(gone), `kept ${gone}`);
   });
 
+  it("does not take a newsletter box's pitch for a product page's content", () => {
+    const spec = (name: string, value: string) =>
+      `<div class="k3Lq"><dt class="p0Xz">${name}:</dt><dd class="r8Vw">${value}</dd></div>`;
+    const html = `<html><body><header class="t1Ab"><a href="/">Home</a> <a href="/men">Men</a></header>
+      <main class="q9Rt"><div class="g4Hs"><img src="/img/jacket-front.jpg" alt="Black jacket, front"></div>
+        <div class="x7Yu"><h1 class="n2Kd"><div><a href="/brand/" title="Brand">Northway</a></div><span>Faux leather jacket - black</span></h1>
+          <p class="c5Pl">€49.99 VAT included</p><button>Add to bag</button>
+          <h2>Material &amp; care</h2><dl>${spec("Outer fabric material", "100% polyester")}${spec("Lining", "100% cotton")}${spec("Care instructions", "Machine wash at 30 °C")}</dl>
+          <h2>Details</h2><dl>${spec("Collar", "Turn-down collar")}${spec("Fastening", "Zip")}${spec("Article number", "NW22T0PL-Q11")}</dl></div></main>
+      <div class="s8Fg"><div class="m3Bv"><h2 class="w6Nc">Deals, drops and trends</h2><p class="w6Nd">Straight to your inbox</p>
+        <div><span>Enjoy discounts, find fashion inspiration and discover fresh arrivals with our curated newsletters.</span></div></div>
+        <form class="f2Lk"><label for="email-input">Your email address</label><input id="email-input" type="email">
+          <input type="radio" name="category" value="WOMEN" aria-label="Women's fashion"><button type="submit">Sign me up</button></form></div>
+      <footer><a href="/help">Help</a></footer></body></html>`;
+    const { markdown, mainContent, pageType } = main(html, {
+      baseUrl: "https://shop.example/northway-faux-leather-jacket-black-nw22t0pl-q11.html",
+      pageType: "product",
+    });
+    assert.equal(mainContent, "extracted");
+    assert.equal(pageType, "product");
+    for (const kept of [
+      "Faux leather jacket - black",
+      "€49.99",
+      "100% polyester",
+      "Turn-down collar",
+      "NW22T0PL-Q11",
+    ])
+      assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}\n${markdown}`);
+    for (const gone of ["Straight to your inbox", "curated newsletters", "Deals, drops"])
+      assert.ok(!markdown.includes(gone), `kept ${JSON.stringify(gone)}\n${markdown}`);
+  });
+
+  it("keeps content beside an e-mail form that is no newsletter box, or that wraps the whole page", () => {
+    const story =
+      "The workshop restores old bicycles for schools, and every frame gets new bearings, cables and brakes before it leaves. ";
+    const alert = `<html><body><main><h1>Touring frame, size 56</h1>
+      <p>€320, one in stock soon. A steel touring frame with rack mounts and clearance for wide tyres.</p>
+      <form><label>Tell me when it is back</label><input type="email" name="email"><button>Notify me</button></form></main></body></html>`;
+    const back = main(alert, {
+      baseUrl: "https://bikes.example/frames/touring-56",
+      pageType: "product",
+    }).markdown;
+    assert.ok(back.includes("rack mounts"), back);
+    const wrapped = `<html><body><form id="aspnetForm"><div class="page"><h1>Our workshop</h1>
+      <p>${story.repeat(4)}</p><p>Subscribe to our newsletter for news of the workshop.</p>
+      <input type="text" name="newsletter_email"></div></form></body></html>`;
+    const page = main(wrapped, { baseUrl: "https://bikes.example/about" }).markdown;
+    assert.ok(page.includes("The workshop restores old bicycles"), page);
+  });
+
+  it("does not take a site footer's link columns for a category page's items", () => {
+    const column = (title: string, links: string[]) =>
+      `<div class="titled-list"><h3><a href="/${title.toLowerCase().replace(/ /g, "-")}/">${title}</a></h3><ul>${links.map((l) => `<li><a href="/${l.toLowerCase().replace(/ /g, "-")}">${l}</a></li>`).join("")}</ul></div>`;
+    const letter = (l: string, names: string[]) =>
+      `<div class="vert_cats ${l}"><div class="letter">${l}</div><div class="vert_cats_wrap">${names.map((n) => `<a href="/catalogs/${n.toLowerCase()}/">${n}</a>`).join(" ")}</div></div>`;
+    const html = `<html><body><main><h1>Fasteners &amp; Hardware Categories</h1>
+        ${letter("A", ["Adapters", "Adjusters", "Aligners", "Anchors"])}${letter("B", ["Bolts", "Brackets", "Bushings"])}
+        ${letter("C", ["Casters", "Clamps", "Clips", "Couplings"])}${letter("D", ["Dowels", "Drive Screws"])}${letter("E", ["Eye Bolts", "Expansion Joints"])}
+        ${letter("F", ["Fasteners", "Ferrules", "Fittings", "Flanges", "Funnels"])}${letter("G", ["Gaskets", "Grommets", "Guides"])}
+        ${letter("H", ["Handles", "Hangers", "Hinges", "Hooks", "Hose Clamps"])}</main>
+      <footer><div class="site-footer__body">
+        ${column("Find Suppliers", ["Supplier Discovery", "Product Catalogs", "Instant Quotes", "Diversity Search"])}
+        ${column("Industry Insights", ["Topics", "Guides", "White Papers", "Certification Glossary", "Industry Podcast"])}
+        ${column("For Business", ["Advertise", "Marketing Services", "Company Reviews", "Claim Your Profile", "Analytics"])}
+        ${column("Site Maps", ["Categories", "Featured Companies", "Featured Categories", "Featured Products"])}
+        ${column("About", ["About Us", "Careers", "Contact Us", "Privacy Policy", "Terms of Use"])}
+        ${column("Tools", ["Supplier Lists", "Price Quotes", "Company Profiles", "Advertising Options"])}</div></footer></body></html>`;
+    const { markdown } = main(html, {
+      baseUrl: "https://catalogs.example/fasteners-hardware/",
+      pageType: "listing",
+    });
+    assert.ok(markdown.includes("Brackets"), markdown);
+    assert.ok(markdown.includes("Drive Screws"), markdown);
+  });
+
   it("keeps each reply's own words but not its quote of a post the thread already shows", () => {
     const first =
       "I want a closed headphone for the office with a wide stage, good separation and no leaking sound at all.";

@@ -248,6 +248,19 @@ const SIBLING_GRID_SHARE = 0.25;
 /** ...and the element holding both is mostly cards. */
 const SIBLING_GRID_SPREAD = 3;
 
+const CHROME_TAGS = new Set(["NAV", "FOOTER", "ASIDE"]);
+const CHROME_ROLES = new Set(["navigation", "contentinfo", "complementary"]);
+
+/** Whether `el` sits in the site's navigation, footer or sidebar: their link columns are not the page's items. */
+function inSiteChrome(el: Element, body: Element): boolean {
+  for (let up: Element | null = el; up && up !== body; up = up.parentElement) {
+    if (CHROME_TAGS.has(up.nodeName)) return true;
+    const role = up.getAttribute("role");
+    if (role && CHROME_ROLES.has(role.trim().toLowerCase())) return true;
+  }
+  return false;
+}
+
 /** Grid pages: the repeated items, with the page's heading and intro when they sit close above. */
 function gridContainer(
   body: Element,
@@ -481,7 +494,8 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
     ).type;
   const grids = GRID_TYPES.has(pageType);
   if (pageGood < MIN_GOOD_CHARS && grids) {
-    const grid = gridContainer(body, first, firstGrid);
+    const grid =
+      firstGrid && !inSiteChrome(firstGrid.parent, body) ? gridContainer(body, first, firstGrid) : undefined;
     if (grid) {
       if (SHOP_TYPES.has(pageType)) removeShopControls(grid.container);
       dropRepeatedAlts(grid.container);
@@ -491,7 +505,9 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   if (pageGood < MIN_GOOD_CHARS) {
     const semantic = semanticContainer(body, first);
     if (!semantic) return { root, status: "fallback_whole_page", pageType };
-    pruneInside(semantic, first);
+    // A product's name is mostly its brand's link, yet it is the page's title.
+    const name = pageType === "product" ? semantic.querySelector("h1") : null;
+    pruneInside(semantic, first, name ? [name] : []);
     return { root: semantic, status: "extracted", pageType };
   }
 
