@@ -170,6 +170,36 @@ describe("key balance", () => {
     assert.equal(ledger.state.balance, 9_000);
   });
 
+  it("places the hold with the call's read beside it when the call has one, never as a plain hold", async () => {
+    const ledger = fakeLedger(10_000);
+    const { books: b, seen } = books();
+    const plain: string[] = [];
+    const holds: Holds = {
+      ...ledger.holds,
+      place: (h) => {
+        plain.push(h.route);
+        return ledger.holds.place(h);
+      },
+    };
+    const beside: string[] = [];
+    const readBeside = {
+      withHold: (h: Parameters<Holds["place"]>[0]) => {
+        beside.push(`${h.accountId} ${h.micros} ${h.requestId}`);
+        return ledger.holds.place(h);
+      },
+    };
+    const way = keyBalance({ holds, books: b }, "acct_1");
+    assert.equal(await runPaid(way, call(3_000, { readBeside }), work(1_000).fn), "done");
+    assert.deepEqual(beside, ["acct_1 3000 req_1"]);
+    assert.deepEqual(plain, []);
+    assert.equal(ledger.state.balance, 9_000);
+    assert.deepEqual(seen.refunded, [2_000]);
+    // Refused for the balance: 402 as from a plain hold.
+    await rejectsWith(runPaid(way, call(20_000, { readBeside }), work(1_000).fn), "insufficient_balance");
+    assert.equal(beside.length, 2);
+    assert.deepEqual(plain, []);
+  });
+
   it("charges nothing when nothing came out", async () => {
     const ledger = fakeLedger(10_000);
     const { books: b, seen } = books();

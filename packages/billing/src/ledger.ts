@@ -66,41 +66,44 @@ export async function placeHold(
   });
 }
 
+/** A hold of exactly `micros`: what placing it needs. */
+type ExactHold = { accountId: string; micros: number; route: string; requestId?: string; ttlMs: number };
+
 /**
  * A hold of exactly `micros` in one statement (one round trip, atomic as any statement is): the
  * balance is taken only where it covers the hold, and the hold and its ledger row are written from
  * that update's result, so with no balance nothing at all is written. Concurrent holds on one account
  * queue on its row, each deciding on the balance the one before left.
  */
-async function placeHoldOnce(
-  db: Db,
-  h: { accountId: string; micros: number; route: string; requestId?: string; ttlMs: number },
-): Promise<HoldResult & { heldMicros?: number }> {
+async function placeHoldOnce(db: Db, h: ExactHold): Promise<HoldResult & { heldMicros?: number }> {
   const holdId = newId("hold");
-  const rows = await holdOnce(db, {
-    holdId,
-    accountId: h.accountId,
-    micros: h.micros,
-    route: h.route,
-    requestId: h.requestId ?? null,
-    expiresAt: new Date(Date.now() + h.ttlMs).toISOString(),
-  });
-  const row = rows[0];
-  if (row?.after == null) return { ok: false, balanceMicros: Number(row?.before ?? 0) };
-  return { ok: true, holdId, balanceMicros: Number(row.after), heldMicros: h.micros };
+  const [row] = await holdOnce(db, holdValues(holdId, h));
+  return holdResultOf(holdId, h.micros, row);
 }
 
-const holdOnce = preparedSql<
-  { after: string | null; before: string | null },
-  {
-    holdId: string;
-    accountId: string;
-    micros: number;
-    route: string;
-    requestId: string | null;
-    expiresAt: string;
-  }
->(sql`
+const holdValues = (holdId: string, h: ExactHold) => ({
+  holdId,
+  accountId: h.accountId,
+  micros: h.micros,
+  route: h.route,
+  requestId: h.requestId ?? null,
+  expiresAt: new Date(Date.now() + h.ttlMs).toISOString(),
+});
+
+function holdResultOf(
+  holdId: string,
+  micros: number,
+  row: { after: string | null; before: string | null } | undefined,
+): HoldResult & { heldMicros?: number } {
+  if (row?.after == null) return { ok: false, balanceMicros: Number(row?.before ?? 0) };
+  return { ok: true, holdId, balanceMicros: Number(row.after), heldMicros: micros };
+}
+
+type HoldValues = ReturnType<typeof holdValues>;
+
+const holdStatement = <Row, V extends Record<string, unknown>>(read?: SQL) => {
+  const readRows = read ? sql`, (select coalesce(json_agg(r), '[]'::json) from (${read}) r) as read` : sql``;
+  return preparedSql<{ after: string | null; before: string | null; read?: Row[] }, HoldValues & V>(sql`
     with taken as (
       update ${accounts} set balance_micros = balance_micros - ${p("micros")}::bigint
       where id = ${p("accountId")} and balance_micros >= ${p("micros")}::bigint
@@ -116,7 +119,25 @@ const holdOnce = preparedSql<
       from taken
     )
     select (select balance_micros from taken)::text as after,
-      (select balance_micros from ${accounts} where id = ${p("accountId")})::text as before`);
+      (select balance_micros from ${accounts} where id = ${p("accountId")})::text as before${readRows}`);
+};
+
+const holdOnce = holdStatement();
+
+/**
+ * A hold of exactly `micros` (as `placeHold` places it) and one read (`read`, a select whose values are
+ * `sql.placeholder`s) in the same statement, so in one round trip: the read's rows come back whether or
+ * not the hold was placed, as JSON (each row an object by column name), and see the database as it
+ * stood when the statement began, as a read sent beside the hold would. Built once, at load.
+ */
+export function placeHoldWith<Row, V extends Record<string, unknown>>(read: SQL) {
+  const statement = holdStatement<Row, V>(read);
+  return async (db: Db, h: ExactHold, values: V): Promise<{ hold: HoldResult; rows: Row[] }> => {
+    const holdId = newId("hold");
+    const [row] = await statement(db, { ...holdValues(holdId, h), ...values });
+    return { hold: holdResultOf(holdId, h.micros, row), rows: row?.read ?? [] };
+  };
+}
 
 /**
  * Capture many calls from one open hold (a balance lease) in one transaction, one ledger row per call.

@@ -12,6 +12,7 @@ import {
   getAccount,
   issueKey,
   placeHold,
+  placeHoldWith,
   reapExpiredHolds,
   recordWalletSettlement,
   releaseWalletPayment,
@@ -244,6 +245,49 @@ test("a settlement with a write alongside: settled racing as settleHold is, the 
     refundedMicros: 2_000,
   });
   assert.deepEqual(await ledgerSum(accountId), { amount: left - 1_000, held: 0 });
+});
+
+// A read that rides on a hold: here, an account's name and balance.
+const holdReading = placeHoldWith<{ id: string; balance_micros: number }, { other: string }>(sql`
+  select id, balance_micros from ${schema.accounts} where id = ${sql.placeholder("other")}`);
+
+test("a hold with a read alongside: placed or refused as placeHold does, the read's rows returned either way, as the database stood before the hold", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 5_000 });
+  const { accountId: other } = await createAccount(db(), { balanceMicros: 7 });
+  const placed = await holdReading(
+    db(),
+    { accountId, micros: 3_000, route: "act", ttlMs: 60_000 },
+    { other: accountId },
+  );
+  assert.ok(placed.hold.ok);
+  assert.equal(placed.hold.balanceMicros, 2_000);
+  // The read saw the balance before the statement's own hold.
+  assert.deepEqual(placed.rows, [{ id: accountId, balance_micros: 5_000 }]);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 2_000, held: 3_000 });
+  assert.deepEqual(await settleHold(db(), placed.hold.holdId, 1_000), {
+    capturedMicros: 1_000,
+    refundedMicros: 2_000,
+  });
+
+  // Refused: nothing written, the balance named, the read made all the same.
+  const refused = await holdReading(
+    db(),
+    { accountId, micros: 9_000, route: "act", ttlMs: 60_000 },
+    { other },
+  );
+  assert.deepEqual(refused, {
+    hold: { ok: false, balanceMicros: 4_000 },
+    rows: [{ id: other, balance_micros: 7 }],
+  });
+  assert.deepEqual(await ledgerSum(accountId), { amount: 4_000, held: 0 });
+  // A read that finds nothing.
+  const none = await holdReading(
+    db(),
+    { accountId, micros: 1_000, route: "act", ttlMs: 60_000 },
+    { other: "acct_missing" },
+  );
+  assert.ok(none.hold.ok);
+  assert.deepEqual(none.rows, []);
 });
 
 test("a refused hold writes nothing and names the balance", async () => {

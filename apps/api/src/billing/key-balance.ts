@@ -30,13 +30,14 @@ export function keyBalance(deps: { holds: Holds; books: CallBooks }, accountId: 
   return {
     async reserve(call) {
       const quote = call.quote.micros;
-      const hold = await holds.place({
+      const placing = {
         accountId,
         micros: quote,
         route: call.route,
         requestId: call.requestId,
         ttlMs: call.holdMs,
-      });
+      };
+      const hold = await (call.readBeside ? call.readBeside.withHold(placing) : holds.place(placing));
       if (!hold.ok) {
         books.usage(402, 0, { accountId });
         throw insufficient(quote, hold.balanceMicros);

@@ -11,7 +11,14 @@ import { keyBalance, ledgerHolds } from "./key-balance.ts";
 import { type AllowanceCounters, keylessAllowance } from "./keyless-allowance.ts";
 import { paymentRequired } from "./unpaid.ts";
 import { challenge, type Facilitator, ledgerWalletClaims, wallet } from "./wallet.ts";
-import { type CallBooks, type PaidWork, type Payer, runPaid, type WayOfPaying } from "./way-of-paying.ts";
+import {
+  type CallBooks,
+  type PaidWork,
+  type Payer,
+  type ReadBeside,
+  runPaid,
+  type WayOfPaying,
+} from "./way-of-paying.ts";
 
 export { HOW_TO_GET_A_KEY } from "./unpaid.ts";
 export type { PaidWork, Payer } from "./way-of-paying.ts";
@@ -69,6 +76,8 @@ export interface PaidCall<T> {
   keyOnly?: string;
   /** How long the hold may stay open before the reaper refunds it (the call's worst-case duration). */
   holdMs: number;
+  /** A read the call makes anyway, made in the statement that places a key's hold (see ReadBeside). */
+  readBeside?: ReadBeside;
   /**
    * The quote is final before the work (a call served wholly from cache): an account is charged from the
    * replica's balance lease (no database round trip) instead of a hold and its settlement, and refunded

@@ -1,4 +1,4 @@
-import type { Settlement } from "@browserfleet/billing";
+import type { HoldResult, Settlement } from "@browserfleet/billing";
 import { type Quote, usd } from "@browserfleet/pricing";
 import type { AllowanceRoute } from "../allowance/index.ts";
 import { ApiError } from "../errors.ts";
@@ -31,6 +31,22 @@ export interface Alongside {
   settle(holdId: string, capturedMicros: number): Promise<Settlement | undefined>;
 }
 
+/**
+ * A read the call makes anyway (an act's session row), made in the statement that places its ledger hold
+ * when it is paid from a key's balance: one round trip for both. Any other way of paying leaves it to
+ * the call, which makes it on its own.
+ */
+export interface ReadBeside {
+  /** Place a hold of exactly `micros`, as Holds.place does, and make the read in the same statement. */
+  withHold(h: {
+    accountId: string;
+    micros: number;
+    route: string;
+    requestId: string;
+    ttlMs: number;
+  }): Promise<HoldResult>;
+}
+
 /** What a way of paying needs to know of the call it sets money (or allowance) aside for. */
 export interface CallToReserve {
   /** The route's name in usage rows, metrics and the free allowance. */
@@ -43,6 +59,8 @@ export interface CallToReserve {
   /** How long a hold may stay open before the reaper refunds it (the call's worst-case duration). */
   holdMs: number;
   requestId: string;
+  /** A read to make with the hold (see ReadBeside). */
+  readBeside?: ReadBeside;
 }
 
 /** The call's price, set aside until the work is done. */

@@ -15,8 +15,14 @@ import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { type KnownSession, knownSessions } from "../sessions/known-sessions.ts";
-import { actRecord, claimMinutes, type SessionRow, unclaimMinutes } from "../sessions/store.ts";
-import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-sessions.ts";
+import {
+  actRecord,
+  claimMinutes,
+  type SessionRow,
+  sessionBeside,
+  unclaimMinutes,
+} from "../sessions/store.ts";
+import { ended, isNoResponders, markGone, notFound, owned, ownedSession } from "./live-sessions.ts";
 import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
 
@@ -52,7 +58,7 @@ const SESSION_GONE = new Error("the session's browser is gone");
  * Act on a live session: run the actions on the worker that holds it, charge what ran.
  *
  * A key's act on a session this api has acted on before is quoted from what it knew of the session, and
- * its hold is placed while the session's row is read, not after: the row is checked before anything
+ * its hold is placed in the statement that reads the session's row, not after: the row is checked before anything
  * runs, and the minutes charged are the fewer of those quoted and those the row says are due (any others
  * are billed by the next act or the session's end, as when two acts race for them).
  */
@@ -64,9 +70,13 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     seen !== undefined &&
     seen.accountId === caller.auth?.accountId &&
     !req.actions.some((a) => "navigate" in a);
-  const reading = ownedSession(ctx, req.sessionId, caller);
-  reading.catch(() => {});
+  // Read beside the hold: in the statement that places it, when a key pays (see sessionBeside).
+  const beside = early ? sessionBeside(ctx.db.db, req.sessionId) : undefined;
+  let reading: Promise<SessionRow> | undefined;
   const checked = async () => {
+    reading ??= beside
+      ? beside.row().then((found) => owned(found, req.sessionId, caller))
+      : ownedSession(ctx, req.sessionId, caller);
     const row = await reading;
     if (row.status !== "open") {
       known.forget(row.id);
@@ -91,6 +101,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       quote: priceOf({ route: "act", request: req, minutesDue }),
       description: `${req.actions.length} action(s) on session ${req.sessionId}`,
       holdMs: budget + 60_000,
+      ...(beside ? { readBeside: beside } : {}),
       work: async (payer) => {
         const current = row ?? (await checked());
         if (payer.kind === "wallet" && current.payer !== payer.address.toLowerCase())

@@ -41,7 +41,11 @@ function mayUse(row: SessionRow, caller: Caller): boolean {
 }
 
 export async function ownedSession(ctx: ApiContext, id: string, caller: Caller): Promise<SessionRow> {
-  const row = SESSION_ID_PATTERN.test(id) ? await findSession(ctx.db.db, id) : undefined;
+  return owned(SESSION_ID_PATTERN.test(id) ? await findSession(ctx.db.db, id) : undefined, id, caller);
+}
+
+/** The session's row, read already (undefined: there is none), when this caller may use it. */
+export function owned(row: SessionRow | undefined, id: string, caller: Caller): SessionRow {
   if (!row || !mayUse(row, caller)) throw notFound(id);
   return row;
 }
