@@ -507,6 +507,53 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(markdown.includes("Drive Screws"), markdown);
   });
 
+  it("keeps a documentation chapter's title and contents on its opening page, not an on-this-page list", () => {
+    const nav = `<div class="navheader"><a href="prev.html">Prev</a> <a href="sql.html">Up</a> <a href="index.html">Home</a> <a href="indexes-intro.html">Next</a></div>`;
+    const sections = [
+      "Introduction",
+      "Index Types",
+      "Multicolumn Indexes",
+      "Unique Indexes",
+      "Partial Indexes",
+    ];
+    const docbook = `<html><body>${nav}<div class="chapter" id="INDEXES">
+      <div class="titlepage"><div><h2 class="title">Chapter 11. Indexes</h2></div></div>
+      <div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">${sections
+        .map(
+          (t, i) => `<dt><span class="sect1"><a href="indexes-${i}.html">11.${i + 1}. ${t}</a></span></dt>`,
+        )
+        .join("")}</dl></div>
+      <p>Indexes are a common way to enhance database performance. An index allows the database server to find and retrieve specific rows much faster than it could do without an index.</p>
+    </div>${nav}</body></html>`;
+    const chapter = main(docbook, {
+      baseUrl: "https://docs.example/current/indexes.html",
+      pageType: "documentation",
+    });
+    assert.equal(chapter.mainContent, "extracted");
+    for (const kept of [
+      "Chapter 11. Indexes",
+      "11.3. Multicolumn Indexes",
+      "(https://docs.example/current/indexes-4.html)",
+      "find and retrieve",
+    ])
+      assert.ok(chapter.markdown.includes(kept), `lost ${JSON.stringify(kept)}\n${chapter.markdown}`);
+    assert.ok(!chapter.markdown.includes("[Prev]"), chapter.markdown);
+
+    const body =
+      "Replication copies every change from the primary to its standbys, so a standby can take over within seconds when the primary fails. ";
+    const onThisPage = `<html><body><div class="layout"><div id="page-toc" class="toc">${sections
+      .map((t) => `<a href="#${t.toLowerCase().replace(/ /g, "-")}">${t}</a>`)
+      .join(
+        "",
+      )}</div><div id="main"><h1>Replication</h1><p>${body}</p><p>${body}</p></div></div></body></html>`;
+    const page = main(onThisPage, {
+      baseUrl: "https://docs.example/current/replication.html",
+      pageType: "documentation",
+    });
+    assert.ok(page.markdown.includes("Replication copies"), page.markdown);
+    assert.ok(!page.markdown.includes("Multicolumn Indexes"), page.markdown);
+  });
+
   it("keeps each reply's own words but not its quote of a post the thread already shows", () => {
     const first =
       "I want a closed headphone for the office with a wide stage, good separation and no leaking sound at all.";
