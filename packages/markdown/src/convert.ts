@@ -8,6 +8,7 @@ import { type PageHints, type PageType, readHints } from "./extract/page-type.ts
 
 export type { MainContentStatus, PageType };
 
+import { removeLogoWalls } from "./extract/logo-walls.ts";
 import { emailForms, removeSignupBoxes } from "./extract/signup-boxes.ts";
 import { removeNavigationChrome, removeNeverContent } from "./extract/whole-page.ts";
 import { collapseSpaces, parseDocument } from "./parse.ts";
@@ -122,6 +123,7 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
   if (!prepared)
     return { markdown: "", ...(opts.onlyMainContent ? { mainContent: "fallback_whole_page" } : {}) };
   const { root, title, baseHref, mainContent, pageType } = prepared;
+  if (opts.onlyMainContent) removeLogoWalls(root);
 
   absolutizeUrls(root, resolveBaseUrl(baseHref, opts.baseUrl));
   preLineBreaks(root);

@@ -554,6 +554,29 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(!page.markdown.includes("Multicolumn Indexes"), page.markdown);
   });
 
+  it("leaves out a wall of customers' logos, and keeps pictures that are not logos", () => {
+    const companies = ["Microsoft", "Meta", "Salesforce", "Mastercard", "Stripe", "Uber"];
+    const logo = (name: string) =>
+      `<div class="logo-item"><img src="/logos/${name.toLowerCase()}.svg" alt="${name} Logo"></div>`;
+    const wall = `<div class="marquee"><div class="track">${companies.map(logo).join("")}</div><div class="track" aria-hidden="false">${companies.map(logo).join("")}</div></div>`;
+    const html = `<html><body><main><section class="hero"><h1>The API platform for teams</h1>
+      <p>Design, test, document and monitor your APIs in one place, with your whole team working on the same collections.</p>
+      <img src="/img/workspace.png" alt="A workspace with a request and its response"></section>
+      <section><h2>Trusted by 500,000 companies</h2>${wall}</section>
+      <section><h2>Built for scale</h2><p>Every request you send is kept with its history, so a team can see who changed what, and when, and why.</p>
+      <img src="/img/partner.svg" alt="Cloud partner logo"></section></main></body></html>`;
+    const { markdown } = main(html, { baseUrl: "https://api-platform.example/", pageType: "service" });
+    for (const kept of [
+      "Trusted by 500,000 companies",
+      "A workspace with a request",
+      "Cloud partner logo",
+      "who changed what",
+    ])
+      assert.ok(markdown.includes(kept), `lost ${JSON.stringify(kept)}\n${markdown}`);
+    for (const gone of ["Microsoft Logo", "Stripe Logo"])
+      assert.ok(!markdown.includes(gone), `kept ${gone}\n${markdown}`);
+  });
+
   it("keeps each reply's own words but not its quote of a post the thread already shows", () => {
     const first =
       "I want a closed headphone for the office with a wide stage, good separation and no leaking sound at all.";
