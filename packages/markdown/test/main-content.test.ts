@@ -293,6 +293,22 @@ describe("onlyMainContent on other page shapes", () => {
     assert.ok(markdown.includes("Our reporters cover startups"));
   });
 
+  it("does not take a template's Lorem ipsum placeholder for the content", () => {
+    const lorem =
+      "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat.";
+    const html = `<html><body><main><h1>Insurer rankings 2025</h1>
+      <p>The top property and casualty insurers grew their premiums by nine percent last year, led by personal auto.</p>
+      <div class="callout"><h3>Heading Line</h3><p>${lorem}</p></div>
+      <p>Commercial lines were flat, and the combined ratio of the whole industry improved for the second year running.</p></main></body></html>`;
+    const { markdown } = main(html, {
+      baseUrl: "https://research.example/insurer-rankings",
+      pageType: "article",
+    });
+    assert.ok(!markdown.includes("Lorem ipsum"), markdown);
+    for (const kept of ["grew their premiums", "combined ratio of the whole industry"])
+      assert.ok(markdown.includes(kept), `lost ${kept}\n${markdown}`);
+  });
+
   it("keeps a thread's posts and authors without the engine's vote counts, badges and stamps", () => {
     const post = (who: string, body: string, votes: number) => `<div class="post">
       <div class="votes"><span>${votes}</span></div>
