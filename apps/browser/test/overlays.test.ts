@@ -298,7 +298,8 @@ const CMP_MARKUP: Record<string, string> = {
     <button class="cm-btn cm-btn-success" data-choice="accepted">That's ok</button></div></div>`,
 };
 
-const CMP_PAGE = (name: string) => `<template id="cmp">${CMP_MARKUP[name] ?? ""}</template>
+/** `busyMs`: the page's handler keeps the page busy after it took the choice, as a heavy page or a loaded machine does. */
+const CMP_PAGE = (name: string, busyMs = 0) => `<template id="cmp">${CMP_MARKUP[name] ?? ""}</template>
 <script>setTimeout(function () {
   var holder = document.createElement("div");
   holder.id = "cmp-holder";
@@ -309,6 +310,7 @@ const CMP_PAGE = (name: string) => `<template id="cmp">${CMP_MARKUP[name] ?? ""}
       e.preventDefault();
       window.consent = b.getAttribute("data-choice");
       if (window.consent !== "settings") holder.remove();
+      for (var end = Date.now() + ${busyMs}; Date.now() < end; );
     });
   });
 }, 120);</script>`;
@@ -382,7 +384,7 @@ function route(path: string, q: URLSearchParams, frameOrigin: string): string | 
     case "/spa":
       return SPA(q);
     case "/cmp":
-      return article({ body: CMP_PAGE(q.get("name") ?? "") });
+      return article({ body: CMP_PAGE(q.get("name") ?? "", Number(q.get("busy") ?? 0)) });
     case "/plain":
       return PLAIN;
     case "/privacy":
@@ -508,6 +510,15 @@ describe("clearOverlays on live pages (Chromium)", () => {
     assert.deepEqual(r.dismissed, ["usercentrics"]);
     assert.equal(await value(page, "window.consent"), "denied");
     assert.equal(await reachable(page, "#low"), true);
+    await page.close();
+  });
+
+  it("a reject click that lands while the page stays busy past the click's wait is still reported", async () => {
+    const page = await open("/cmp?name=cookieyes&busy=1500");
+    await page.locator("#cmp-holder [data-choice]").first().waitFor();
+    const r = await clearOverlays(page, ROOMY);
+    assert.deepEqual(r.dismissed, ["cookieyes"]);
+    assert.equal(await value(page, "window.consent"), "rejected");
     await page.close();
   });
 

@@ -894,8 +894,13 @@ export async function clearOverlays(
           () => true,
           () => false,
         );
-      // Covered by another overlay, or never stable: the button's own click handler, directly.
-      if (!clicked && left() > RESERVE_MS + 50)
+      // A click that landed though its wait ran out (a loaded machine): the button is gone with its banner.
+      // One still there is covered by another overlay, or never stable: its own click handler, directly.
+      const present =
+        clicked || left() < RESERVE_MS + 50 ? undefined : await bounded(target.count(), left() - RESERVE_MS);
+      if (present === 0) clicked = true;
+      const direct = Math.min(CLICK_MS, left() - RESERVE_MS);
+      if (!clicked && present !== undefined && direct > 50)
         clicked =
           (await bounded(
             target.evaluate(
@@ -904,9 +909,9 @@ export async function clearOverlays(
                 return true;
               },
               undefined,
-              { timeout: 100 },
+              { timeout: direct },
             ),
-            left() - RESERVE_MS,
+            direct,
           )) === true;
       const wait = Math.min(SETTLE_MS, left() - RESERVE_MS);
       if (clicked && wait > 10) await target.waitFor({ state: "hidden", timeout: wait }).catch(() => {});
