@@ -1,4 +1,4 @@
-import { hasText } from "../dom.ts";
+import { hasText, walkElements } from "../dom.ts";
 
 /**
  * A wall of customers' or partners' logos ("Trusted by ..."): pictures only, each alt text a company's
@@ -21,13 +21,14 @@ function described(box: Element): number {
 
 export function removeLogoWalls(root: Element): void {
   const logos = new Map<Element, number>();
-  for (const img of root.querySelectorAll("img")) {
-    if (!LOGO_ALT.test(img.getAttribute("alt") ?? "")) continue;
+  walkElements(root, (img) => {
+    if (img.nodeName !== "IMG" || !LOGO_ALT.test(img.getAttribute("alt") ?? "")) return true;
     // The outermost element around the picture that holds no text: the logo's box, or the whole wall.
     let box: Element = img;
     for (let up = img.parentElement; up && up !== root && !hasText(up); up = up.parentElement) box = up;
     logos.set(box, (logos.get(box) ?? 0) + 1);
-  }
+    return true;
+  });
   for (const [box, count] of logos) {
     if (count >= MIN_LOGOS && count >= LOGO_SHARE * described(box)) box.remove();
   }

@@ -1,4 +1,4 @@
-import { textLengthUpTo } from "../dom.ts";
+import { textLengthUpTo, walkElements } from "../dom.ts";
 
 /**
  * A newsletter sign-up box: a form that asks for an e-mail address and nothing to write at length,
@@ -30,11 +30,12 @@ function isEmailField(input: Element): boolean {
 /** Forms asking for an e-mail address with no field to write a message or a password in. Read before inputs are stripped. */
 export function emailForms(root: Element): Element[] {
   const forms = new Set<Element>();
-  for (const input of root.querySelectorAll("input")) {
-    if (!isEmailField(input)) continue;
-    const form = input.closest("form");
+  walkElements(root, (el) => {
+    if (el.nodeName !== "INPUT" || !isEmailField(el)) return true;
+    const form = el.closest("form");
     if (form && !forms.has(form) && !form.querySelector("textarea, input[type=password]")) forms.add(form);
-  }
+    return true;
+  });
   return [...forms];
 }
 
