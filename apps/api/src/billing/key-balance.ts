@@ -1,17 +1,17 @@
 import { type HoldResult, placeHold, type Settlement, settleHold } from "@browserfleet/billing";
 import type { Db } from "@browserfleet/db";
 import { usd } from "@browserfleet/pricing";
-import { type CallBooks, insufficient, statusOf, type WayOfPaying } from "./way-of-paying.ts";
+import {
+  type CallBooks,
+  type HoldRequest,
+  insufficient,
+  statusOf,
+  type WayOfPaying,
+} from "./way-of-paying.ts";
 
 /** Holds on an account's balance in the ledger. */
 export interface Holds {
-  place(h: {
-    accountId: string;
-    micros: number;
-    route: string;
-    requestId: string;
-    ttlMs: number;
-  }): Promise<HoldResult>;
+  place(h: HoldRequest): Promise<HoldResult>;
   /** Capture `capturedMicros` (never more than the hold) and refund the rest; undefined if already closed. */
   settle(holdId: string, capturedMicros: number, note?: string): Promise<Settlement | undefined>;
 }

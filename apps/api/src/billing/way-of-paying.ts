@@ -38,13 +38,16 @@ export interface Alongside {
  */
 export interface ReadBeside {
   /** Place a hold of exactly `micros`, as Holds.place does, and make the read in the same statement. */
-  withHold(h: {
-    accountId: string;
-    micros: number;
-    route: string;
-    requestId: string;
-    ttlMs: number;
-  }): Promise<HoldResult>;
+  withHold(h: HoldRequest): Promise<HoldResult>;
+}
+
+/** A hold of exactly `micros` on an account's balance for one call. */
+export interface HoldRequest {
+  accountId: string;
+  micros: number;
+  route: string;
+  requestId: string;
+  ttlMs: number;
 }
 
 /** What a way of paying needs to know of the call it sets money (or allowance) aside for. */
