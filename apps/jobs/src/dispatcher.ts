@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { encodeJson, runTask, TASK_SUBJECT } from "@browserfleet/bus";
+import { encodeJson, runTask, TASK_DUPLICATE_WINDOW_MS, TASK_SUBJECT } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import type {
   CrawlRequest,
@@ -12,6 +12,7 @@ import type { Database } from "@browserfleet/db";
 import { browserRequest } from "@browserfleet/extract";
 import {
   activeJobs,
+  claimedPagesSince,
   claimPage,
   endJobIn,
   inFlightPages,
@@ -40,11 +41,13 @@ export const MAX_LINKS_PER_PAGE = 2000;
 const DISPATCH_LOCK = 0x6a6f6273;
 const ROBOTS_MAX_BYTES = 512 * 1024;
 /**
- * How often a round also looks for lost pages. A page is lost only JOB_PAGE_TIMEOUT_MS + 30 s after its
+ * How often a round also looks for lost pages. A page is lost only lostAfterMs after its
  * dispatch, so looking once a second delays no retry that matters, and a busy crawl (a round after every
  * result) no longer runs that query for every page.
  */
 export const RETRY_LOST_EVERY_MS = 1000;
+/** Claims this close to the end of the duplicate window are left to the lost-page sweep. */
+const RESEND_MARGIN_MS = 30_000;
 
 export interface DispatcherDeps {
   config: Config;
@@ -126,7 +129,7 @@ export class Dispatcher {
 
   async #retryLost(): Promise<void> {
     const { db, config } = this.#deps;
-    const before = new Date(Date.now() - config.JOB_PAGE_TIMEOUT_MS - 30_000);
+    const before = new Date(Date.now() - lostAfterMs(config));
     for (const page of await stalePages(db.db, before)) {
       if (page.attempts < config.JOB_PAGE_ATTEMPTS) {
         await requeuePage(db.db, page.id, page.taskId);
@@ -250,16 +253,7 @@ export class Dispatcher {
     const { db, config, nc } = this.#deps;
     const taskId = randomUUID();
     if (!(await claimPage(db.db, pageId, taskId))) return false;
-    const task: PageTask = {
-      kind: "page",
-      taskId,
-      requestId: job.requestId ?? job.id,
-      deadline: Date.now() + config.JOB_PAGE_TIMEOUT_MS,
-      jobId: job.id,
-      pageId,
-      request: browserRequest(pageRequest(job, url)),
-      ...(job.kind === "crawl" ? { discoverLinks: MAX_LINKS_PER_PAGE } : {}),
-    };
+    const task = this.#task(job, pageId, url, taskId, Date.now() + config.JOB_PAGE_TIMEOUT_MS);
     try {
       await jetstream(nc).publish(TASK_SUBJECT, encodeJson(task), { msgID: taskId });
     } catch (err) {
@@ -269,6 +263,49 @@ export class Dispatcher {
     }
     this.#deps.metrics.dispatched.inc({ kind: job.kind });
     return true;
+  }
+
+  #task(job: JobRow, pageId: number, url: string, taskId: string, deadline: number): PageTask {
+    return {
+      kind: "page",
+      taskId,
+      requestId: job.requestId ?? job.id,
+      deadline,
+      jobId: job.id,
+      pageId,
+      request: browserRequest(pageRequest(job, url)),
+      ...(job.kind === "crawl" ? { discoverLinks: MAX_LINKS_PER_PAGE } : {}),
+    };
+  }
+
+  /**
+   * A page is claimed before its task is published, so a jobs program killed between the two leaves a
+   * page that waits for the lost-page sweep (JOB_PAGE_TIMEOUT_MS + 30 s). At start, every page claimed
+   * within the task stream's duplicate window is published again under its task id: the stream drops
+   * the copy of a task it already has (queued, running or done), and queues the ones never sent.
+   */
+  async resendClaimed(): Promise<number> {
+    const { db, config, nc } = this.#deps;
+    // Older claims are the lost-page sweep's, or too old for the stream to tell a copy from a first send.
+    const since = new Date(
+      Date.now() - Math.min(lostAfterMs(config), TASK_DUPLICATE_WINDOW_MS - RESEND_MARGIN_MS),
+    );
+    const claimed = await claimedPagesSince(db.db, since);
+    if (claimed.length === 0) return 0;
+    const jobs = new Map((await activeJobs(db.db)).map((j) => [j.id, j]));
+    const js = jetstream(nc);
+    let resent = 0;
+    for (const page of claimed) {
+      const job = jobs.get(page.jobId);
+      if (!job || !page.taskId || !page.dispatchedAt) continue;
+      const deadline = page.dispatchedAt.getTime() + config.JOB_PAGE_TIMEOUT_MS;
+      const task = this.#task(job, page.id, page.url, page.taskId, deadline);
+      const ack = await js.publish(TASK_SUBJECT, encodeJson(task), { msgID: page.taskId });
+      if (!ack.duplicate) resent++;
+    }
+    if (resent > 0)
+      this.#deps.log(`sent again ${resent} page task(s) claimed before a restart but never queued`);
+    return resent;
   }
 
   /** robots.txt is fetched by a browser worker (through its SSRF guard), once per crawl job. */
@@ -303,6 +340,9 @@ export class Dispatcher {
       .finally(() => this.#robotsPending.delete(job.id));
   }
 }
+
+/** A page dispatched this long ago without a result is lost: its task cannot be running any more. */
+const lostAfterMs = (config: Config) => config.JOB_PAGE_TIMEOUT_MS + 30_000;
 
 function hostOf(url: string): string {
   try {

@@ -125,6 +125,7 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
           req,
           r.reply.result,
           config.CACHE_SCOPE === "account" ? facts.accountId : undefined,
+          done.page.id,
         );
     }
     const outcome = done.page?.status === "completed" ? "completed" : "failed";
@@ -204,6 +205,10 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     metrics.crawlRate.set(crawlRate.perSecond());
   }
 
+  // Before the first round, so a page claimed by a killed predecessor is queued before anything new.
+  await dispatcher
+    .resendClaimed()
+    .catch((err) => log(`could not send claimed pages again: ${(err as Error).message}`));
   wake();
   return {
     metricsUrl,

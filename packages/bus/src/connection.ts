@@ -30,6 +30,15 @@ export interface QueueOptions {
   ackWaitMs: number;
 }
 
+/** How long the task stream keeps a task before dropping it unrun. */
+export const TASK_MAX_AGE_MS = 10 * 60_000;
+/**
+ * How long a task's id (its Nats-Msg-Id) is remembered: a second publish with the same id in this window
+ * is dropped, whether the first is still queued or already done. As long as a task can live, so a task
+ * sent again after a crash (the jobs program resends what it claimed) never runs twice.
+ */
+export const TASK_DUPLICATE_WINDOW_MS = TASK_MAX_AGE_MS;
+
 /** Create or update the task stream and the shared worker consumer; safe to call from every process. */
 export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): Promise<void> {
   const jsm = await jetstreamManager(nc);
@@ -40,8 +49,8 @@ export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): P
     storage: StorageType.File,
     discard: DiscardPolicy.New,
     max_msgs: opts.maxPending,
-    max_age: 10 * 60 * 1e9,
-    duplicate_window: 60 * 1e9,
+    max_age: TASK_MAX_AGE_MS * 1e6,
+    duplicate_window: TASK_DUPLICATE_WINDOW_MS * 1e6,
   };
   try {
     await jsm.streams.info(TASK_STREAM);

@@ -1,5 +1,5 @@
 import { type Db, schema } from "@browserfleet/db";
-import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { JobPageRow, JobRow } from "./jobs.ts";
 
 const { jobs, jobPages } = schema;
@@ -54,6 +54,26 @@ export async function unclaimPage(db: Db, pageId: number, taskId: string): Promi
     .update(jobPages)
     .set({ status: "queued", taskId: null, attempts: sql`greatest(${jobPages.attempts} - 1, 0)` })
     .where(and(eq(jobPages.id, pageId), eq(jobPages.taskId, taskId), eq(jobPages.status, "dispatched")));
+}
+
+/**
+ * Pages dispatched at or after `since` that have no result yet, with the task id each was claimed for:
+ * after a crash, the ones whose task may never have been published.
+ */
+export async function claimedPagesSince(
+  db: Db,
+  since: Date,
+): Promise<Pick<JobPageRow, "id" | "jobId" | "url" | "taskId" | "dispatchedAt">[]> {
+  return db
+    .select({
+      id: jobPages.id,
+      jobId: jobPages.jobId,
+      url: jobPages.url,
+      taskId: jobPages.taskId,
+      dispatchedAt: jobPages.dispatchedAt,
+    })
+    .from(jobPages)
+    .where(and(eq(jobPages.status, "dispatched"), gte(jobPages.dispatchedAt, since)));
 }
 
 /** Pages dispatched before `before` that never got a result: lost tasks. */
