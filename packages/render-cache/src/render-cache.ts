@@ -4,7 +4,7 @@ import { and, gt, gte, inArray, sql } from "drizzle-orm";
 import { Counter, type Registry } from "prom-client";
 import { cacheKeyFor, isCacheable, normalizeUrl } from "./cache-key.ts";
 
-const { cacheEntries } = schema;
+const { cacheEntries, jobPages } = schema;
 
 export interface RenderCacheOptions {
   database: Database;
@@ -237,8 +237,11 @@ export class RenderCache {
   /**
    * Upserts one row per format that succeeded in `result.data` and was not itself served from cache, in
    * one statement. Oversize values are skipped. Never throws: a failure is counted and reported to onError.
+   *
+   * `jobPageId`: `result` is the one already recorded as that job page's result (a job's render), so each
+   * row's body is copied from there inside PostgreSQL rather than sent over again; the row is the same.
    */
-  async store(req: ScrapeRequest, result: ScrapeResponse, scope?: string): Promise<void> {
+  async store(req: ScrapeRequest, result: ScrapeResponse, scope?: string, jobPageId?: number): Promise<void> {
     try {
       if (!isCacheable(req)) return;
       const url = normalizeUrl(req.url as string) as string;
@@ -268,7 +271,10 @@ export class RenderCache {
             key: r.key,
             url,
             format: r.format,
-            body: r.body,
+            body:
+              jobPageId === undefined
+                ? r.body
+                : sql`(select ${jobPages.result} -> 'data' -> ${r.format} from ${jobPages} where ${jobPages.id} = ${jobPageId})`,
             title,
             bytes: r.bytes,
             renderedAt: sql`now()`,

@@ -126,6 +126,35 @@ describe("RenderCache", () => {
     assert.deepEqual((await cache.lookup(vp, 60_000)).formats, []);
   });
 
+  it("a job's render is copied from its page's recorded result: the same rows as a plain store", async () => {
+    const r = req({ url: URL_A, formats: ["markdown", "links"] });
+    const links = [{ href: "https://example.com/b", text: "B" }];
+    const result = response({ markdown: "# A from a job", links }, { title: "Job page" });
+    await cache.store(r, result);
+    const plain = await pg.database.sql`
+      select key, url, format, body, title, bytes from cache_entries order by key`;
+    await pg.database.sql`delete from cache_entries`;
+
+    await pg.database.sql`insert into accounts (id) values ('acct-cache-copy') on conflict do nothing`;
+    const [job] = await pg.database.sql<{ id: string }[]>`
+      insert into jobs (id, kind, account_id, status, request, hold_id, page_micros, page_limit, deadline_at, expires_at)
+      values ('job-cache-copy', 'batch', 'acct-cache-copy', 'running', '{}', 'hold-x', 0, 1, now() + interval '1 hour', now() + interval '1 day')
+      returning id`;
+    const [page] = await pg.database.sql<{ id: number }[]>`
+      insert into job_pages (job_id, url, url_key, status, result)
+      values (${job!.id}, ${URL_A}, ${URL_A}, 'completed', ${JSON.stringify(result)}::jsonb)
+      returning id`;
+    await cache.store(r, result, undefined, Number(page!.id));
+    const copied = await pg.database.sql`
+      select key, url, format, body, title, bytes from cache_entries order by key`;
+    assert.deepEqual(copied, plain);
+    assert.deepEqual(errors, []);
+    const hit = await cache.lookup(r, 60_000);
+    assert.deepEqual(hit.data, { markdown: "# A from a job", links });
+    assert.equal(hit.title, "Job page");
+    await pg.database.sql`delete from jobs where id = ${job!.id}`;
+  });
+
   it("stores only the formats that succeeded", async () => {
     const r = req({ url: URL_A, formats: ["markdown", "screenshot", "pdf"] });
     await cache.store(
