@@ -362,6 +362,43 @@ describe("composedHtml", () => {
     }
   });
 
+  test("links: the page's own link targets and title come in the same call, the html unchanged", async () => {
+    // What a crawl read in a call of its own before (tasks/page.ts): every a[href] as resolved, and the title.
+    const ownRead = (page: Page) =>
+      page.evaluate(() => ({
+        links: Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href),
+        title: document.title,
+      }));
+    const main = await open("/main");
+    try {
+      // With frames and shadow roots stitched in, the read is still the page's own document.
+      const framed = await composedHtml(main, { visibleOnly: true, links: 2000 });
+      assert.deepEqual(framed.read, await ownRead(main));
+      assert.equal(framed.frames, 4);
+    } finally {
+      await main.close();
+    }
+    const page = await open("/plain");
+    try {
+      const own = await ownRead(page);
+      assert.equal(own.links.length, 340);
+      for (const visibleOnly of [true, false]) {
+        const plain = await composedHtml(page, { visibleOnly, limits: { maxDepth: 0 } });
+        assert.equal(plain.read, undefined, "not read unless asked");
+        const out = await composedHtml(page, { visibleOnly, limits: { maxDepth: 0 }, links: 2000 });
+        assert.deepEqual(out.read, own);
+        assert.equal(
+          out.html.replace(/bf-frame:[0-9a-f]+:/g, ""),
+          plain.html.replace(/bf-frame:[0-9a-f]+:/g, ""),
+        );
+        const capped = await composedHtml(page, { visibleOnly, limits: { maxDepth: 0 }, links: 1 });
+        assert.deepEqual(capped.read, { links: own.links.slice(0, 1), title: own.title });
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
   test("limits: depth, frames, shadow roots and bytes cut what comes in, and say so", async () => {
     const page = await open("/main");
     try {

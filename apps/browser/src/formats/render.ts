@@ -8,6 +8,7 @@ import {
 import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
+import type { FrameRead } from "../page/composed-in-page.ts";
 import { type ClearOverlaysResult, clearOverlays } from "../page/overlays.ts";
 import { addSelectors, controlSelectorsBeside } from "./control-selectors.ts";
 import { type Control, controlsFromSnapshot, textFromSnapshot } from "./controls-tree.ts";
@@ -31,6 +32,13 @@ export interface FormatOutcome {
   frames?: { frames: number; shadowRoots: number; truncated: boolean };
   /** Milliseconds spent per format, for metrics. */
   timings: Partial<Record<Format, number>>;
+  /**
+   * The page's link targets and title, read in the same call as the first composed DOM (markdown, html)
+   * when renderFormats was asked for them (`links`); absent when no such format read the page.
+   */
+  read?: FrameRead;
+  /** The cap renderFormats was asked to read links with, until a renderer has read them. */
+  linksWanted?: number;
 }
 
 const MAX_MATCHES_PER_SELECTOR = 100;
@@ -48,7 +56,9 @@ async function clearOverlaysOnce(page: Page, req: ScrapeRequest, out: FormatOutc
 
 /** The composed DOM for markdown and html; its facts go to metadata.frames when it has any. */
 async function composed(page: Page, visibleOnly: boolean, out: FormatOutcome): Promise<string> {
-  const c = await composedHtml(page, { visibleOnly });
+  const links = out.read ? undefined : out.linksWanted;
+  const c = await composedHtml(page, { visibleOnly, ...(links !== undefined ? { links } : {}) });
+  if (c.read) out.read = c.read;
   if (c.frames || c.shadowRoots || c.truncated)
     out.frames = { frames: c.frames, shadowRoots: c.shadowRoots, truncated: c.truncated };
   return c.html;
@@ -138,13 +148,19 @@ const RENDERERS: { readonly [F in Format]: Renderer } = {
   },
 };
 
-/** Render every requested format from the page as it stands; one failing format never voids the others. */
+/**
+ * Render every requested format from the page as it stands; one failing format never voids the others.
+ * `links`: the first format that reads the composed DOM also reads the page's link targets (at most this
+ * many) and title, as `read`.
+ */
 export async function renderFormats(
   page: Page,
   req: ScrapeRequest,
   formats: readonly Format[],
+  links?: number,
 ): Promise<FormatOutcome> {
   const out: FormatOutcome = { data: {}, errors: {}, timings: {} };
+  if (links !== undefined) out.linksWanted = links;
   for (const f of (Object.keys(RENDERERS) as Format[]).filter((x) => formats.includes(x))) {
     const started = performance.now();
     try {
@@ -154,6 +170,7 @@ export async function renderFormats(
     }
     out.timings[f] = performance.now() - started;
   }
+  delete out.linksWanted;
   return out;
 }
 

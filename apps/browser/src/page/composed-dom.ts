@@ -16,6 +16,7 @@ import {
   type ComposeResult,
   collectFrameLinks,
   composeFrameHtml,
+  type FrameRead,
   frameContentOrigin,
   type LinkArgs,
   type LinkResult,
@@ -53,6 +54,8 @@ export interface ComposedHtml {
   shadowRoots: number;
   /** A limit left frames or shadow roots out. */
   truncated: boolean;
+  /** The page's own link targets and title, when asked for with `links`. */
+  read?: FrameRead;
 }
 
 interface Run {
@@ -126,12 +129,23 @@ const escapeAttr = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;
  */
 export async function composedHtml(
   page: Page,
-  opts: { visibleOnly: boolean; limits?: Partial<ComposeLimits> },
+  /**
+   * `links`: also read the page's own link targets (`a[href]` as the browser resolved them, at most this
+   * many) and its title in the same call, as `read` (a crawled page needs them: one round trip fewer).
+   */
+  opts: { visibleOnly: boolean; limits?: Partial<ComposeLimits>; links?: number },
 ): Promise<ComposedHtml> {
   const run = startRun(opts.limits);
   const token = randomBytes(8).toString("hex");
-  const html = await composeFrame(page.mainFrame(), 0, run, opts.visibleOnly, token);
-  return { html: html ?? "", frames: run.included, shadowRoots: run.shadowRoots, truncated: run.truncated };
+  const top: { read?: FrameRead } = {};
+  const html = await composeFrame(page.mainFrame(), 0, run, opts.visibleOnly, token, opts.links, top);
+  return {
+    html: html ?? "",
+    frames: run.included,
+    shadowRoots: run.shadowRoots,
+    truncated: run.truncated,
+    ...(top.read ? { read: top.read } : {}),
+  };
 }
 
 /** The frame's composed html with its children stitched in; null for a child frame left out. */
@@ -141,6 +155,8 @@ async function composeFrame(
   run: Run,
   visibleOnly: boolean,
   token: string,
+  links?: number,
+  readOut?: { read?: FrameRead },
 ): Promise<string | null> {
   const top = depth === 0;
   const { limits } = run;
@@ -161,6 +177,7 @@ async function composeFrame(
     frames: [],
     token,
     maxShadowRoots: Math.max(0, limits.maxShadowRoots - run.shadowRoots),
+    ...(top && links !== undefined ? { links } : {}),
   };
   const what = top ? "reading the page" : `reading the frame ${frame.url()}`;
   const evaluate = (frames: ElementHandle<Element>[]) =>
@@ -178,6 +195,7 @@ async function composeFrame(
     dispose(handles);
   }
 
+  if (readOut && result.read) readOut.read = result.read;
   run.shadowRoots += result.shadowRoots;
   if (result.shadowTruncated) run.truncated = true;
   // Visible iframes left unmarked because of maxDepth or maxFrames: content left out.

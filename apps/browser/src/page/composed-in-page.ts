@@ -25,6 +25,17 @@ export interface ComposeArgs {
   token: string;
   /** Open shadow roots composed at most; further hosts keep their light children as they are. */
   maxShadowRoots: number;
+  /**
+   * Also read the frame's link targets as the browser resolved them (`a[href]`, at most this many) and its
+   * title, in the same call: a crawl's page needs them beside its markdown.
+   */
+  links?: number;
+}
+
+/** A frame's link targets and title (ComposeArgs.links). */
+export interface FrameRead {
+  links: string[];
+  title: string;
 }
 
 export interface ComposeResult {
@@ -34,6 +45,8 @@ export interface ComposeResult {
   shadowTruncated: boolean;
   /** Iframes in the output that were not marked (so their content is not stitched in). */
   unmarkedFrames: number;
+  /** With ComposeArgs.links. */
+  read?: FrameRead;
 }
 
 /**
@@ -45,8 +58,19 @@ export interface ComposeResult {
  * and the styles and scripts of shadow trees.
  */
 export function composeFrameHtml(args: ComposeArgs): ComposeResult {
+  const read =
+    args.links === undefined
+      ? undefined
+      : {
+          links: Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href).slice(
+            0,
+            args.links,
+          ),
+          title: document.title,
+        };
   const root = document.documentElement;
-  if (!root) return { html: "", shadowRoots: 0, shadowTruncated: false, unmarkedFrames: 0 };
+  if (!root)
+    return { html: "", shadowRoots: 0, shadowTruncated: false, unmarkedFrames: 0, ...(read ? { read } : {}) };
   const frameIds = new Map<Element, number>();
   args.frames.forEach((f, i) => {
     if (f) frameIds.set(f, i);
@@ -77,7 +101,7 @@ export function composeFrameHtml(args: ComposeArgs): ComposeResult {
       }
       const html =
         args.part === "document" ? `${doctype}${root.outerHTML}` : (document.body?.innerHTML ?? "");
-      return { html, shadowRoots: 0, shadowTruncated: false, unmarkedFrames };
+      return { html, shadowRoots: 0, shadowTruncated: false, unmarkedFrames, ...(read ? { read } : {}) };
     }
   }
 
@@ -245,7 +269,7 @@ export function composeFrameHtml(args: ComposeArgs): ComposeResult {
     }
     html = `${doctype}${rootCopy.outerHTML}`;
   }
-  return { html, shadowRoots, shadowTruncated, unmarkedFrames };
+  return { html, shadowRoots, shadowTruncated, unmarkedFrames, ...(read ? { read } : {}) };
 }
 
 export interface LinkArgs {

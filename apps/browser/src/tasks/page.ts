@@ -62,9 +62,11 @@ export async function runPageTask(
     task.request,
     {
       ...hooks,
+      ...(task.discoverLinks ? { links: task.discoverLinks } : {}),
       onPage: task.discoverLinks
-        ? async (page) => {
-            const read = await linksAndTitleOf(page, task.discoverLinks ?? 0);
+        ? async (page, early) => {
+            // Read beside the markdown or html when a format read the DOM; else a call of its own.
+            const read = early ?? (await linksAndTitleOf(page, task.discoverLinks ?? 0));
             links = read.links;
             return read.title === undefined ? undefined : { title: read.title };
           }

@@ -47,9 +47,9 @@ export async function runScrape(
       }
       await waitForSelector(page, req, req.wait?.timeout ?? 30_000, Date.now());
     }
-    const outcome = await renderFormats(page, req, req.formats);
+    const outcome = await renderFormats(page, req, req.formats, hooks.links);
     for (const [f, ms] of Object.entries(outcome.timings)) hooks.onFormat?.(f, ms, f in outcome.data);
-    const read = await hooks.onPage?.(page);
+    const read = await hooks.onPage?.(page, outcome.read);
     const result: ScrapeResponse = {
       success: Object.keys(outcome.data).length > 0,
       data: outcome.data,
