@@ -7,7 +7,7 @@ import { closePage } from "./close-page.ts";
 import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
 import { keepNetworkEvents } from "./network-events.ts";
 import { type ScrollOutcome, scrollForLazyContent } from "./scroll.ts";
-import { mayReactToScroll, SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
+import { readPage, SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
 import { defaultSettleBudget, settlePage } from "./settle.ts";
 
 type WaitUntil = Exclude<WaitOptions["until"], "auto">;
@@ -121,12 +121,20 @@ async function navigateWatched(
   if (document) return { page, status: response?.status(), document };
   let status = response?.status();
   let settle: SettleFacts;
+  // The scroll check is read with the settle's reads when there are some: one call fewer per page.
+  let mayScroll: boolean | undefined;
   if (req.wait?.selector) {
     await waitForSelector(page, req, timeout, started);
     settle = { reason: "selector", ms: Date.now() - started };
   } else if (until === "auto") {
     const budget = req.wait?.budget ?? defaultSettleBudget();
-    const done = await settlePage(page, { deadline: started + budget, proxy, countImages: true });
+    const done = await settlePage(page, {
+      deadline: started + budget,
+      proxy,
+      countImages: true,
+      ...(req.scroll?.enabled === false ? {} : { scroll: scrollCheck(req) }),
+    });
+    mayScroll = done.mayScroll;
     settle = {
       reason: done.reason,
       ms: Date.now() - started,
@@ -134,21 +142,33 @@ async function navigateWatched(
     };
     if (done.status !== undefined) status = done.status;
   } else settle = { reason: until, ms: Date.now() - started };
-  const scroll = await scrollIfAsked(page, req, proxy);
+  const scroll = await scrollIfAsked(page, req, proxy, mayScroll);
   return { page, status, settle, ...(scroll ? { scroll } : {}) };
 }
+
+/** readPage's scroll check for the request: any taller page may change when its formats want pixels. */
+const scrollCheck = (req: ScrapeRequest) => [SCROLL_HOOKS_GLOBAL, !textFormatsOnly(req)] as const;
 
 /**
  * The request's scroll for lazy content (on unless scroll.enabled is false). Formats made from the DOM
  * alone skip it on a page where nothing reacts to scrolling (scroll-hooks.ts): no step could add to
  * them. Pixels are another matter: a loading=lazy image shows in a screenshot only once scrolled to.
  */
-export async function scrollIfAsked(page: Page, req: ScrapeRequest, proxy: GuardProxy) {
+export async function scrollIfAsked(
+  page: Page,
+  req: ScrapeRequest,
+  proxy: GuardProxy,
+  /** The check's answer when the settle read it a moment ago, with the state that found the page quiet. */
+  known?: boolean,
+) {
   const o = req.scroll;
   if (o?.enabled === false) return undefined;
-  const worth = await page
-    .evaluate(mayReactToScroll, [SCROLL_HOOKS_GLOBAL, !textFormatsOnly(req)] as const)
-    .catch(() => true);
+  const worth =
+    known ??
+    (await page
+      .evaluate(readPage, [null, scrollCheck(req)] as const)
+      .then((r) => r.mayScroll ?? true)
+      .catch(() => true));
   if (!worth) return undefined;
   return scrollForLazyContent(page, {
     maxSteps: o?.maxSteps ?? 20,

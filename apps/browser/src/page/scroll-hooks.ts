@@ -49,19 +49,41 @@ export const SCROLL_HOOKS_SCRIPT = `(() => {
   }
 })();`;
 
+/** What readPage reads: the settle state (its global and how young a request must be), the scroll check. */
+export type PageReadArgs = readonly [
+  settle: readonly [key: string, youngMs: number] | null,
+  scroll: readonly [key: string, anyPage: boolean] | null,
+];
+
 /**
- * In the page: true when scrolling it may load or build content. A page that fits its viewport cannot
- * be scrolled (scroll.ts reports nothing for it either). With `anyPage`, every taller page may; else a
- * lazy iframe loads when scrolled near (its content is composed into markdown); with the hooks script,
- * any hook counts; without it, any script that runs, or an inline scroll handler, does.
+ * In the page, in one call: the settle bookkeeping's state (settle-script.ts; `state` is null when the
+ * document has none) when `settle` is given, and when `scroll` is given, whether scrolling the page may
+ * load or build content (`mayScroll`). A page that fits its viewport cannot be scrolled (scroll.ts reports
+ * nothing for it either). With `anyPage`, every taller page may; else a lazy iframe loads when scrolled
+ * near (its content is composed into markdown); with the hooks script, any hook counts; without it, any
+ * script that runs, or an inline scroll handler, does.
  */
-export function mayReactToScroll([key, anyPage]: readonly [string, boolean]): boolean {
-  const height = document.documentElement?.scrollHeight ?? 0;
-  if (height <= innerHeight + 2) return false;
-  if (anyPage || document.querySelector('iframe[loading="lazy" i], [onscroll], [onwheel]')) return true;
-  const hooks = (window as unknown as Record<string, { hooks: number } | undefined>)[key];
-  if (hooks) return hooks.hooks > 0;
-  return Array.from(document.scripts).some(
-    (s) => !s.type || /^(module|(text|application)\/(x-)?(java|ecma)script)$/i.test(s.type.trim()),
-  );
+export function readPage([settle, scroll]: PageReadArgs): { state?: unknown; mayScroll?: boolean } {
+  const out: { state?: unknown; mayScroll?: boolean } = {};
+  if (settle) {
+    const api = (window as unknown as Record<string, { state(y: number): unknown } | undefined>)[settle[0]];
+    out.state = api ? api.state(settle[1]) : null;
+    if (!api) return out;
+  }
+  if (scroll) {
+    const height = document.documentElement?.scrollHeight ?? 0;
+    const hooks = (window as unknown as Record<string, { hooks: number } | undefined>)[scroll[0]];
+    out.mayScroll =
+      height <= innerHeight + 2
+        ? false
+        : scroll[1] || document.querySelector('iframe[loading="lazy" i], [onscroll], [onwheel]')
+          ? true
+          : hooks
+            ? hooks.hooks > 0
+            : Array.from(document.scripts).some(
+                (s) =>
+                  !s.type || /^(module|(text|application)\/(x-)?(java|ecma)script)$/i.test(s.type.trim()),
+              );
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import type { Page, Request, Response } from "playwright-core";
 import { BrowserError } from "../errors.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import { type PageReadArgs, readPage } from "./scroll-hooks.ts";
 import { SETTLE_GLOBAL, SETTLE_SCRIPT } from "./settle-script.ts";
 
 /** How long the page must go without activity, once it has shown any after DOMContentLoaded. */
@@ -32,6 +33,8 @@ export interface SettleOutcome {
   status?: number;
   /** The page's state when it was found quiet. */
   state?: PageState;
+  /** With `scroll`: whether scrolling the page may change it, read with that state (readPage). */
+  mayScroll?: boolean;
 }
 
 /** What the in-page bookkeeping says (see settle-script.ts); times on the page's clock. */
@@ -197,17 +200,21 @@ export function youngFor(since: number | undefined): number {
   return since === undefined ? API_YOUNG_MS : Math.min(API_YOUNG_MS, Math.max(0, Date.now() - since));
 }
 
-/** `youngMs`: a fetch, XHR or stream older than this is not waited for. */
-async function readState(page: Page, youngMs: number): Promise<PageState | undefined> {
+/**
+ * `youngMs`: a fetch, XHR or stream older than this is not waited for. `scroll`: the scroll check's
+ * arguments (readPage), read in the same call; its answer comes as the state's `mayScroll`.
+ */
+async function readState(
+  page: Page,
+  youngMs: number,
+  scroll?: PageReadArgs[1],
+): Promise<(PageState & { mayScroll?: boolean }) | undefined> {
   try {
-    const state = await page.evaluate(
-      ([key, young]) => {
-        const api = (window as unknown as Record<string, { state(y: number): unknown } | undefined>)[key];
-        return api ? api.state(young) : null;
-      },
-      [SETTLE_GLOBAL, youngMs] as const,
-    );
-    if (state) return state as PageState;
+    const read = await page.evaluate(readPage, [[SETTLE_GLOBAL, youngMs], scroll ?? null] as const);
+    if (read.state)
+      return read.mayScroll === undefined
+        ? (read.state as PageState)
+        : { ...(read.state as PageState), mayScroll: read.mayScroll };
     // A document the init script missed (page.setContent's): install the bookkeeping from here on.
     await page.evaluate(SETTLE_SCRIPT);
     return undefined;
@@ -258,6 +265,11 @@ export async function settlePage(
     since?: number;
     /** The page's state read a moment ago (with `youngFor(since)`), used instead of reading it again. */
     first?: PageState;
+    /**
+     * The scroll check's arguments (readPage): each read asks it too, and a quiet outcome carries the
+     * answer of the read that found the page quiet as `mayScroll` (a navigation needs it next).
+     */
+    scroll?: PageReadArgs[1];
   },
 ): Promise<SettleOutcome> {
   let first = opts.first;
@@ -272,7 +284,7 @@ export async function settlePage(
         await activity.next(Math.min(left, 250));
         continue;
       }
-      const state = first ?? (await readState(page, youngFor(opts.since)));
+      const state = first ?? (await readState(page, youngFor(opts.since), opts.scroll));
       first = undefined;
       if (activity.navigating) continue;
       if (!state) {
@@ -287,7 +299,14 @@ export async function settlePage(
       );
       if (wait <= 0) {
         if (activity.blocked) throw new BrowserError("ssrf_blocked", 400, activity.blocked);
-        return { reason: "quiet", redirects: activity.redirects, status: activity.status, state };
+        const { mayScroll, ...quiet } = state as PageState & { mayScroll?: boolean };
+        return {
+          reason: "quiet",
+          redirects: activity.redirects,
+          status: activity.status,
+          state: quiet,
+          ...(mayScroll !== undefined ? { mayScroll } : {}),
+        };
       }
       await activity.next(Math.min(left, wait, net.count ? net.nextExpiry + 1 : wait, POLL_MS * 5));
     }
