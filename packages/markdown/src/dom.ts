@@ -10,7 +10,9 @@ const LINKS = (() => {
   const symbols = Object.getOwnPropertySymbols(probe);
   const next = symbols.find((s) => s.description === "next");
   const end = symbols.find((s) => s.description === "end");
-  return next && end ? { next, end } : undefined;
+  const marker = end && (probe as unknown as Record<symbol, object>)[end];
+  const start = marker && Object.getOwnPropertySymbols(marker).find((s) => s.description === "start");
+  return next && end && start ? { next, end, start } : undefined;
 })();
 
 interface Linked extends Element {
@@ -33,6 +35,53 @@ export function walkElements(root: Element, visit: (el: Element) => boolean | un
   while (node && node !== end) {
     if (node.nodeType === 1 && visit(node) === false) node = node[END] as Linked;
     node = node[NEXT];
+  }
+}
+
+export interface TreeVisitor {
+  /** An element's start, before anything under it. */
+  open(el: Element): void;
+  /** An element's end, after everything under it. */
+  close(el: Element): void;
+  text(node: Text): void;
+}
+
+/**
+ * Everything under `root` in document order: elements as they open and close, and text nodes. One pass
+ * along linkedom's list, allocating nothing: the cheap way to keep a stack of open elements.
+ */
+export function walkTree(root: Element, on: TreeVisitor): void {
+  const end = LINKS && (root as Linked)[LINKS.end];
+  if (!LINKS || !end) {
+    walkTreeBySiblings(root, on);
+    return;
+  }
+  const { next: NEXT, start: START } = LINKS;
+  for (let node = (root as Linked)[NEXT]; node && node !== end; node = node[NEXT]) {
+    const type = node.nodeType;
+    if (type === 1) on.open(node);
+    else if (type === 3) on.text(node as unknown as Text);
+    else if (node[START]) on.close(node[START]);
+  }
+}
+
+function walkTreeBySiblings(root: Element, on: TreeVisitor): void {
+  let node: Node | null = root.firstChild;
+  while (node) {
+    if (node.nodeType === 1) {
+      on.open(node as Element);
+      if (node.firstChild) {
+        node = node.firstChild;
+        continue;
+      }
+      on.close(node as Element);
+    } else if (node.nodeType === 3) on.text(node as Text);
+    while (!node.nextSibling) {
+      node = node.parentNode;
+      if (!node || node === root) return;
+      on.close(node as Element);
+    }
+    node = node.nextSibling;
   }
 }
 

@@ -4,6 +4,8 @@
  * the stack.
  */
 
+import { walkTree } from "../dom.ts";
+
 /** Elements that start a new text block; everything else is inline and belongs to the enclosing block. */
 const BLOCK_TAGS = new Set([
   "ADDRESS",
@@ -104,33 +106,34 @@ function countText(data: string, block: TextBlock, inLink: boolean): void {
 
 /** Every block under `root` (and `root` itself) with its own inline text counted, in document order. */
 export function collectBlocks(root: Element): TextBlock[] {
-  const blocks: TextBlock[] = [];
   const first: TextBlock = { el: root, chars: 0, linkChars: 0, punctuation: 0 };
-  blocks.push(first);
-  const stack: Array<{ node: Node; block: TextBlock; inLink: boolean }> = [];
-  const pushChildren = (node: Node, block: TextBlock, inLink: boolean) => {
-    // Reverse, so children pop in document order.
-    for (let child = node.lastChild; child; child = child.previousSibling) {
-      stack.push({ node: child, block, inLink });
-    }
-  };
-  pushChildren(root, first, false);
-  while (stack.length > 0) {
-    const { node, block, inLink } = stack.pop() as { node: Node; block: TextBlock; inLink: boolean };
-    if (node.nodeType === 3) {
-      countText((node as Text).data, block, inLink);
-    } else if (node.nodeType === 1) {
-      const el = node as Element;
+  const blocks: TextBlock[] = [first];
+  // The blocks open around the current node, innermost last, and the links open inside the innermost.
+  const open: TextBlock[] = [first];
+  let block = first;
+  let links = 0;
+  const linksOutside: number[] = [];
+  walkTree(root, {
+    open(el) {
       const tag = el.nodeName;
       if (BLOCK_TAGS.has(tag)) {
-        const own: TextBlock = { el, chars: 0, linkChars: 0, punctuation: 0 };
-        blocks.push(own);
-        pushChildren(el, own, inLink);
-      } else {
-        pushChildren(el, block, inLink || tag === "A");
-      }
-    }
-  }
+        block = { el, chars: 0, linkChars: 0, punctuation: 0 };
+        blocks.push(block);
+        open.push(block);
+        linksOutside.push(links);
+      } else if (tag === "A") links++;
+    },
+    close(el) {
+      if (el === block.el && open.length > 1) {
+        open.pop();
+        block = open[open.length - 1] as TextBlock;
+        links = linksOutside.pop() as number;
+      } else if (el.nodeName === "A" && links > 0) links--;
+    },
+    text(node) {
+      countText(node.data, block, links > 0);
+    },
+  });
   for (const b of blocks)
     if (b.shortText !== undefined) b.shortText = b.shortText.replace(/\s+/g, " ").trim();
   return blocks;
