@@ -4,7 +4,7 @@
  * view of it: "Camp Stove", "Camp Stove side view", "Camp Stove (Blue)"). A product grid repeats one
  * per card, which buries the cards' text under copies of their names; the first picture stays.
  */
-import { classOf, hasText, walkElements } from "./dom.ts";
+import { childElementsUpTo, classOf, hasText, walkElements } from "./dom.ts";
 
 const MIN_SLIDES = 3;
 /** A name this short ("Logo", "Photo") says too little to tell that two pictures show one thing. */
@@ -73,7 +73,7 @@ const collapse = (text: string) => text.replace(/\s+/g, " ").trim();
 /** Whether `el` is one slide of a strip: it holds one picture and no text, and so do 2+ siblings. */
 function isPictureSlide(el: Element): boolean {
   const parent = el.parentElement;
-  if (!parent || parent.childElementCount < MIN_SLIDES) return false;
+  if (!parent || childElementsUpTo(parent, MIN_SLIDES) < MIN_SLIDES) return false;
   let slides = 0;
   for (let c = parent.firstElementChild; c && slides < MIN_SLIDES; c = c.nextElementSibling)
     if (slideAlt(c) !== undefined || c.nodeName === "IMG") slides++;
@@ -99,7 +99,7 @@ function dropRepeatedSlides(root: Element): void {
       while (
         slide.parentElement &&
         slide.parentElement !== root &&
-        slide.parentElement.childElementCount === 1
+        childElementsUpTo(slide.parentElement, 2) === 1
       )
         slide = slide.parentElement;
       if (isPictureSlide(slide)) doomed.push(slide);
@@ -120,7 +120,7 @@ export function collapseCarousels(root: Element): void {
   dropRepeatedSlides(root);
   const doomed: Element[] = [];
   walkElements(root, (el) => {
-    if (el.childElementCount < MIN_SLIDES) return true;
+    if (childElementsUpTo(el, MIN_SLIDES) < MIN_SLIDES) return true;
     const first = el.firstElementChild as Element;
     const alt = slideAlt(first);
     if (!alt) return true;

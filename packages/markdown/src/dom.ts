@@ -117,6 +117,23 @@ export function textLengthUpTo(el: Element, cap: number): number {
 
 const NOT_SPACE = /\S/;
 
+/**
+ * How many child elements `el` has, counted no further than `cap`. linkedom's childElementCount builds
+ * the list of children to count it; this steps over each child's subtree along the document-order list.
+ */
+export function childElementsUpTo(el: Element, cap: number): number {
+  const end = LINKS && (el as Linked)[LINKS.end];
+  if (!LINKS || !end) return Math.min(el.childElementCount, cap);
+  const { next: NEXT, end: END } = LINKS;
+  let n = 0;
+  for (let node = (el as Linked)[NEXT]; node && node !== end && n < cap; node = node[NEXT]) {
+    if (node.nodeType !== 1) continue;
+    n++;
+    node = node[END] as Linked;
+  }
+  return n;
+}
+
 /** Whether `el` holds text other than whitespace (`textContent.trim() !== ""`), read up to its first such character. */
 export function hasText(el: Element): boolean {
   const end = LINKS && (el as Linked)[LINKS.end];

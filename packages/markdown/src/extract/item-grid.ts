@@ -3,7 +3,14 @@
  * tiles, posts in a list), each holding a link and some text. On a collection or listing page that run
  * is the content, though no single block of it reads like prose.
  */
-import { classOf, hasLinkUnder, linkedTitlesUnder, linksUnder, walkElements } from "../dom.ts";
+import {
+  childElementsUpTo,
+  classOf,
+  hasLinkUnder,
+  linkedTitlesUnder,
+  linksUnder,
+  walkElements,
+} from "../dom.ts";
 import { type Tallies, tallyOf } from "./score.ts";
 
 export interface ItemGrid {
@@ -106,7 +113,7 @@ function gridUnder(el: Element, tallies: Tallies): ItemGrid | undefined {
 
 /** The alike children of `el` that make a grid, if any. */
 function findGridUnder(el: Element, tallies: Tallies): ItemGrid | undefined {
-  if (el.childElementCount < MIN_ITEMS) return undefined;
+  if (childElementsUpTo(el, MIN_ITEMS) < MIN_ITEMS) return undefined;
   const groups = new Map<string, Element[]>();
   for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
     if (tallyOf(tallies, c).chars === 0) continue;
