@@ -843,3 +843,45 @@ describe("includeTags and excludeTags", () => {
     );
   });
 });
+
+describe("onlyMainContent on a documentation page's reading lists", () => {
+  const prose = (s: string) =>
+    `<p>${s} BigQuery stores data in a columnar format optimised for analytical queries, replicates it across locations for availability, and separates storage from compute so that each can scale on its own without downtime.</p>`;
+  const html = `<html><head><title>BigQuery overview</title></head><body>
+<header><nav><ul><li><a href="/">Home</a></li><li><a href="/docs">Docs</a></li><li><a href="/pricing">Pricing</a></li></ul></nav></header>
+<div class="layout"><aside><ul><li><a href="/a">Overview</a></li><li><a href="/b">Storage</a></li><li><a href="/c">Analytics</a></li><li><a href="/d">Administration</a></li></ul></aside>
+<main><h1>BigQuery overview</h1>
+${prose("BigQuery is a managed data platform.")}
+<h2>Storage</h2>
+${prose("Storage is the first of its two layers.")}
+<ul>
+<li><a href="/docs/resource-hierarchy">Learn about common patterns to organize resources</a> in the data warehouse and data marts.</li>
+<li><a href="/docs/dts-introduction">BigQuery Data Transfer Service</a> automates data ingestion.</li>
+<li><a href="/docs/storage-write">Stream data with the Storage Write API</a> for low-latency ingestion.</li>
+</ul>
+<h2>Analytics</h2>
+${prose("Analytics is the second layer.")}
+<ul class="share"><li><a href="https://x.com/share">Share on X</a></li><li><a href="https://facebook.com/share">Share on Facebook</a></li><li><a href="mailto:?">Email this page</a></li></ul>
+${prose("Queries run on the compute layer.")}
+</main></div><footer><a href="/terms">Terms</a></footer></body></html>`;
+  const { markdown } = htmlToMarkdown(html, {
+    baseUrl: "https://cloud.example/docs/intro",
+    onlyMainContent: true,
+  });
+
+  it("keeps a list whose items say what their link holds, mostly link text though it is", () => {
+    assert.ok(
+      markdown.includes(
+        "- [BigQuery Data Transfer Service](https://cloud.example/docs/dts-introduction) automates data ingestion.",
+      ),
+      markdown,
+    );
+    assert.ok(markdown.includes("in the data warehouse and data marts."));
+    assert.ok(markdown.includes("for low-latency ingestion."));
+  });
+
+  it("still drops a list of bare links inside the content, and the site's menus", () => {
+    for (const text of ["Share on X", "Email this page", "Pricing", "Administration", "Terms"])
+      assert.ok(!markdown.includes(text), `kept ${JSON.stringify(text)}`);
+  });
+});

@@ -65,6 +65,8 @@ export interface TextBlock {
   linkChars: number;
   /** Sentence punctuation (. , ; : ! ? and CJK full stops) in the block's own text. */
   punctuation: number;
+  /** Of that punctuation, the marks outside links. */
+  plainPunctuation: number;
   /** The block's own text, whitespace collapsed, when short (labels such as "Advertisement"). */
   shortText?: string;
   /** Its own text claims a copyright ("© 2024 ...", "All rights reserved"): a site's legal line. */
@@ -100,13 +102,14 @@ function countText(data: string, block: TextBlock, inLink: boolean): void {
   block.chars += chars;
   block.punctuation += punctuation;
   if (inLink) block.linkChars += chars;
+  else block.plainPunctuation += punctuation;
   if (block.chars <= 40) block.shortText = `${block.shortText ?? ""} ${data}`;
   else block.shortText = undefined;
 }
 
 /** Every block under `root` (and `root` itself) with its own inline text counted, in document order. */
 export function collectBlocks(root: Element): TextBlock[] {
-  const first: TextBlock = { el: root, chars: 0, linkChars: 0, punctuation: 0 };
+  const first: TextBlock = { el: root, chars: 0, linkChars: 0, punctuation: 0, plainPunctuation: 0 };
   const blocks: TextBlock[] = [first];
   // The blocks open around the current node, innermost last, and the links open inside the innermost.
   const open: TextBlock[] = [first];
@@ -117,7 +120,7 @@ export function collectBlocks(root: Element): TextBlock[] {
     open(el) {
       const tag = el.nodeName;
       if (BLOCK_TAGS.has(tag)) {
-        block = { el, chars: 0, linkChars: 0, punctuation: 0 };
+        block = { el, chars: 0, linkChars: 0, punctuation: 0, plainPunctuation: 0 };
         blocks.push(block);
         open.push(block);
         linksOutside.push(links);

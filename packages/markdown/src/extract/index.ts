@@ -221,7 +221,9 @@ function pruneInside(container: Element, tallies: Tallies, keep: Element[] = [])
     if (!t) return false;
     if (keep.some((k) => k.contains(el))) return false;
     if (keep.some((k) => el.contains(k))) return true;
-    if (t.bad > 0 && t.good <= 0.25 * t.bad && isBlockTag(el.nodeName)) {
+    // Items that say what their link holds are a reading list, not a menu (see isDescribedLink).
+    const bad = t.bad - t.described;
+    if (bad > 0 && t.good <= 0.25 * bad && isBlockTag(el.nodeName)) {
       doomed.push(el);
       return false;
     }

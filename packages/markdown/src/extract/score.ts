@@ -13,6 +13,8 @@ export interface Tally {
   bad: number;
   /** Characters of all text in the subtree. */
   chars: number;
+  /** Of the bad characters, those of list items that describe their link (see isDescribedLink). */
+  described: number;
 }
 
 const KEYWORD_RUN_CHARS = 400;
@@ -30,6 +32,25 @@ function isByline(el: Element): boolean {
   const links = el.getElementsByTagName("a");
   // A linked date alone ("Posted August 26", a permalink) is no author.
   return links.length === 1 && !links[0]?.contains(time);
+}
+
+/** A list item's own words beside its link: this many characters, with a sentence mark among them. */
+const DESCRIPTION_CHARS = 20;
+const DESCRIBED_LINK_DENSITY = 0.8;
+const ITEM_TAGS = new Set(["LI", "DD"]);
+
+/**
+ * A list item that names a page and says what it holds ("[Data Transfer Service] automates data
+ * ingestion."), as documentation lists further reading, is mostly link text without being a menu:
+ * a menu's items are their links alone, or a count beside them.
+ */
+export function isDescribedLink(b: TextBlock): boolean {
+  return (
+    b.linkChars <= DESCRIBED_LINK_DENSITY * b.chars &&
+    ITEM_TAGS.has(b.el.nodeName) &&
+    b.chars - b.linkChars >= DESCRIPTION_CHARS &&
+    b.plainPunctuation > 0
+  );
 }
 
 /** Positive for content-like blocks, negative for furniture-like ones, 0 for neutral ones. */
@@ -53,7 +74,7 @@ export interface Tallies {
   of: Map<Element, Tally>;
 }
 
-const EMPTY: Tally = { good: 0, bad: 0, chars: 0 };
+const EMPTY: Tally = { good: 0, bad: 0, chars: 0, described: 0 };
 
 export function tallyOf(tallies: Tallies, el: Element): Tally {
   return tallies.of.get(el) ?? EMPTY;
@@ -68,15 +89,17 @@ export function tally(root: Element): Tallies {
     const value = blockValue(b);
     const good = value > 0 ? value : 0;
     const bad = value < 0 ? -value : 0;
+    const described = bad > 0 && isDescribedLink(b) ? bad : 0;
     for (let el: Element | null = b.el; el; el = el === root ? null : el.parentElement) {
       let t = of.get(el);
       if (!t) {
-        t = { good: 0, bad: 0, chars: 0 };
+        t = { good: 0, bad: 0, chars: 0, described: 0 };
         of.set(el, t);
       }
       t.good += good;
       t.bad += bad;
       t.chars += b.chars;
+      t.described += described;
     }
   }
   return { blocks, of };
