@@ -885,3 +885,31 @@ ${prose("Queries run on the compute layer.")}
       assert.ok(!markdown.includes(text), `kept ${JSON.stringify(text)}`);
   });
 });
+
+describe("onlyMainContent on an article laid out with CKEditor's widgets", () => {
+  const plant = (name: string) =>
+    `<div class="col-lg"><img src="/img/${name}.jpg" alt="${name}"><h6><strong>${name}</strong></h6><p>${name} grows slowly in low light and needs little care: water it only when the soil has dried out, keep it away from cold drafts, and repot it every few years in spring when its roots fill the pot.</p></div>`;
+  const html = `<html><head><title>Indoor plants for low light</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/plants">Plant information</a></li></ul></nav>
+<main><article><h1>Indoor plants for low light</h1>
+<p>As the year begins our indoor spaces can seem dark, especially on overcast days, but several old-fashioned favorites thrive there and brighten the bleak winter months.</p>
+<div class="ck-widget ck-widget bs_grid" contenteditable="false"><div class="ck-widget row" contenteditable="false">${plant("Snake plant")}${plant("ZZ plant")}</div></div>
+<div class="ck-widget ck-widget bs_grid" contenteditable="false"><div class="ck-widget row" contenteditable="false">${plant("Spider plant")}${plant("Cast-iron plant")}</div></div>
+</article>
+<aside class="sidebar"><div class="widget widget_recent_entries"><h3>Recent posts</h3><ul><li><a href="/a">Pruning roses in March</a></li><li><a href="/b">Seed swaps near you</a></li></ul></div></aside>
+</main></body></html>`;
+  const { markdown } = htmlToMarkdown(html, {
+    baseUrl: "https://garden.example/plants/dark",
+    onlyMainContent: true,
+  });
+
+  it("keeps every paragraph of the editor's grids", () => {
+    for (const name of ["Snake plant", "ZZ plant", "Spider plant", "Cast-iron plant"])
+      assert.ok(markdown.includes(`${name} grows slowly in low light`), `missing ${name}: ${markdown}`);
+  });
+
+  it("still drops a sidebar's widget", () => {
+    assert.ok(!markdown.includes("Recent posts"));
+    assert.ok(!markdown.includes("Pruning roses"));
+  });
+});

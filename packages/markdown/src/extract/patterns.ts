@@ -135,10 +135,16 @@ const CONTENT =
  */
 const STATE_CLASS = /(?:^|\s)(?:hide|hidden|no|has|without|with|disable|disabled)-\S*/gi;
 
+/**
+ * CKEditor's markup left in a published page (Drupal's editor) names a block of the text it laid out, a
+ * grid of pictured paragraphs, "ck-widget": there the word says nothing of furniture, unlike a sidebar's.
+ */
+const EDITOR_WIDGET = /(^|\s)ck-widget(?=$|\s)/g;
+
 /** The element's class and id, the two attributes templates name their parts with. */
 export function namesOf(el: Element): string {
   let cls = classOf(el);
-  if (cls.includes("-")) cls = cls.replace(STATE_CLASS, "");
+  if (cls.includes("-")) cls = cls.replace(STATE_CLASS, "").replace(EDITOR_WIDGET, "$1ck-block");
   const id = el.getAttribute("id");
   if (!cls) return id ?? "";
   return id ? `${cls} ${id}` : cls;
