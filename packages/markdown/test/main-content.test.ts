@@ -913,3 +913,29 @@ describe("onlyMainContent on an article laid out with CKEditor's widgets", () =>
     assert.ok(!markdown.includes("Pruning roses"));
   });
 });
+
+describe("onlyMainContent on a page styled with a design system's utility classes", () => {
+  const cell = (text: string) =>
+    `<td class="border-b py-tight font-utility-2 whitespace-normal first:w-[144px]"><span>${text}</span></td>`;
+  const html = `<html><head><title>Couch to marathon</title></head><body>
+<nav class="font-utility-1"><a href="/">Home</a> <a href="/training">Training</a></nav>
+<main><article><h1>Go from couch to marathon</h1>
+<p>The plan eases you into training with a week of three walk/runs, an optional cross-training session and three rest days, then ramps up week by week until you run a marathon. The table below shows a basic week.</p>
+<div class="isolate overflow-x-scroll"><table class="w-full text-left"><thead><tr>${cell("Monday")}${cell("Tuesday")}${cell("Wednesday")}</tr></thead>
+<tbody><tr>${cell("Rest")}${cell("High-intensity run")}${cell("Optional cross-training or rest")}</tr></tbody></table></div>
+<p>Each week adds a little distance to the long run, so that by week 24 your legs are ready for race day and the 26.2 miles that come with it.</p>
+</article></main><footer class="font-utility-3"><a href="/terms">Terms of use</a></footer></body></html>`;
+  const { markdown } = htmlToMarkdown(html, {
+    baseUrl: "https://run.example/plans/marathon",
+    onlyMainContent: true,
+  });
+
+  it("keeps a table whose cells carry a typeface token named 'utility'", () => {
+    assert.ok(markdown.includes("| Rest | High-intensity run | Optional cross-training or rest |"), markdown);
+  });
+
+  it("still drops the site's navigation and footer", () => {
+    assert.ok(!markdown.includes("Training]"));
+    assert.ok(!markdown.includes("Terms of use"));
+  });
+});

@@ -141,10 +141,14 @@ const STATE_CLASS = /(?:^|\s)(?:hide|hidden|no|has|without|with|disable|disabled
  */
 const EDITOR_WIDGET = /(^|\s)ck-widget(?=$|\s)/g;
 
+/** A typeface token ("font-utility-2", a design system's font style) names a look, never a part. */
+const FONT_TOKEN = /(?:^|\s)font-[a-z0-9]\S*/g;
+
 /** The element's class and id, the two attributes templates name their parts with. */
 export function namesOf(el: Element): string {
   let cls = classOf(el);
-  if (cls.includes("-")) cls = cls.replace(STATE_CLASS, "").replace(EDITOR_WIDGET, "$1ck-block");
+  if (cls.includes("-"))
+    cls = cls.replace(STATE_CLASS, "").replace(EDITOR_WIDGET, "$1ck-block").replace(FONT_TOKEN, "");
   const id = el.getAttribute("id");
   if (!cls) return id ?? "";
   return id ? `${cls} ${id}` : cls;
