@@ -191,9 +191,13 @@ const SLIDE_NAME =
  * A panel a click or a swipe shows: named by a disclosure button's aria-controls, or by its name as an
  * accordion's body, an FAQ answer, a collapsible, or a carousel's slide.
  */
-function isCollapsedPanel(el: Element, controlled: Set<string>): boolean {
+function isCollapsedPanel(el: Element, controlled: Set<string>, openers: Map<string, string>): boolean {
   const id = el.getAttribute("id");
   if (id && controlled.has(id)) return true;
+  // WAI-ARIA's accordion without aria-expanded: the heading's button controls the panel, and the panel
+  // is labelled by that button.
+  const by = el.getAttribute("aria-labelledby")?.trim();
+  if (id && by && !by.includes(" ") && openers.get(id)?.includes(` ${by} `)) return true;
   // A "read more" expander's rest, waiting for its click (data-expanded="false").
   if (el.getAttribute("data-expanded") === "false") return true;
   const names = classOf(el).replace(/__/g, "-");
@@ -232,6 +236,11 @@ interface Found {
   moves: Map<string, string>;
   /** Ids of panels a disclosure button opens (aria-expanded with aria-controls): content one click away. */
   controlled: Set<string>;
+  /**
+   * Ids of the elements naming each panel in their aria-controls without aria-expanded, space-framed: an
+   * accordion's heading button whose panel is labelled by it (see isCollapsedPanel).
+   */
+  openers: Map<string, string>;
   /** Parts a desktop screen does not show (see HIDDEN_ON_DESKTOP), in document order. */
   phoneOnly: Element[];
   sticky: Element[];
@@ -247,6 +256,7 @@ function survey(root: Element, meta: PageMeta): Found {
     slots: new Map(),
     moves: new Map(),
     controlled: new Set(),
+    openers: new Map(),
     phoneOnly: [],
     sticky: [],
   };
@@ -269,9 +279,15 @@ function survey(root: Element, meta: PageMeta): Found {
       found.segments.push(el);
       return true;
     }
-    if (el.hasAttribute("aria-expanded")) {
-      for (const controlled of el.getAttribute("aria-controls")?.split(/\s+/) ?? [])
-        if (controlled) found.controlled.add(controlled);
+    const controls = el.getAttribute("aria-controls");
+    if (controls) {
+      const expands = el.hasAttribute("aria-expanded");
+      const id = el.getAttribute("id");
+      for (const controlled of controls.split(/\s+/)) {
+        if (!controlled) continue;
+        if (expands) found.controlled.add(controlled);
+        else if (id) found.openers.set(controlled, `${found.openers.get(controlled) ?? ""} ${id} `);
+      }
     }
     const v = verdict(el);
     if (v === "remove") found.removed.push(el);
@@ -342,7 +358,7 @@ function strip(root: Element, meta: PageMeta, outer: boolean): void {
   const pageChars = readableChars(body) - noscriptChars();
   // A collapsed panel (an accordion's answer, a carousel's next slide) is content one click away, like
   // hidden=until-found.
-  found.hidden = found.hidden.filter((el) => !isCollapsedPanel(el, found.controlled));
+  found.hidden = found.hidden.filter((el) => !isCollapsedPanel(el, found.controlled, found.openers));
   // The outermost hidden elements, each with its text measured once.
   const outermost = new Map<Element, number>();
   let last: Element | undefined;

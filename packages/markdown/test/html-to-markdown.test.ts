@@ -264,6 +264,26 @@ describe("pages as a browser builds them from the served bytes", () => {
     assert.doesNotMatch(out, /Your cart is empty/);
   });
 
+  it("keeps an accordion's panel labelled by the button that controls it, without aria-expanded (WAI-ARIA's pattern)", () => {
+    const out =
+      md(`<html><body><header><button id="open-signup" aria-controls="signup">Newsletter</button></header>
+      <h1>Going solar</h1><p>Five steps from your first quote to a working system.</p>
+      <div class="es-accordion"><a id="step_1_header" role="button" tabindex="0" aria-controls="step_1_content"><span role="heading" aria-level="3">1. Understand your electric bill</span></a>
+      <div id="step_1_content" style="display:none;" role="region" aria-labelledby="step_1_header"><p>Look for your annual kilowatt hours on your bill or your utility's website.</p></div>
+      <a id="step_2_header" role="button" tabindex="0" aria-controls="step_2_content"><span role="heading" aria-level="3">2. Get quotes</span></a>
+      <div id="step_2_content" style="display:none;" role="region" aria-labelledby="step_2_header"><p>Compare three or more quotes from installers near you.</p></div></div>
+      <p>Most homes need ten to twenty panels; the quotes say how many.</p>
+      <div id="signup" style="display:none" role="dialog" aria-labelledby="signup-title"><h2 id="signup-title">Get our deals</h2><p>Join fifty thousand readers for weekly offers.</p></div>
+      </body></html>`);
+    assert.match(out, /Look for your annual kilowatt hours/);
+    assert.match(out, /Compare three or more quotes/);
+    assert.doesNotMatch(
+      out,
+      /Join fifty thousand readers/,
+      "a hidden dialog its opener controls is not labelled by it",
+    );
+  });
+
   it("keeps an accordion's hidden answer that only its place names (after a clickable question), not a hidden menu or drawer", () => {
     const item = (q: string, a: string) =>
       `<div class="sc-bf915e75-0"><div cursor="pointer" class="sc-64912480-0"><div class="sc-3540b16d-0">${q}</div></div>` +
