@@ -939,3 +939,35 @@ describe("onlyMainContent on a page styled with a design system's utility classe
     assert.ok(!markdown.includes("Terms of use"));
   });
 });
+
+describe("onlyMainContent on a report whose text introduces lists of links", () => {
+  const prose =
+    "<p>This month the backend compiled more of the standard library, passed more of the test suite, and got closer to being shipped with the compiler itself, thanks to many contributors.</p>";
+  const links = (n: number, what: string) =>
+    `<ul>${Array.from({ length: n }, (_, i) => `<li><a href="/patches/${what}-${i}">${what}: support attribute number ${i + 1}</a></li>`).join("")}</ul>`;
+  const html = `<html><head><title>Progress report 39</title></head><body>
+<nav><ul><li><a href="/">Blog</a></li><li><a href="/about">About</a></li></ul></nav>
+<main><article class="post"><h1>Progress report 39</h1>${prose}${prose}
+<div class="sect1"><h2>GCC patches status</h2><div class="sectionbody">
+<div class="paragraph"><p>Many patches were sent for review:</p></div>
+<div class="ulist">${links(3, "libgccjit")}</div></div></div>
+${prose}
+<p><strong>YOU MIGHT ALSO LIKE:</strong></p>${links(4, "older-post")}
+<h4>More on compilers:</h4>${links(4, "compiler-post")}
+</article></main></body></html>`;
+  const { markdown } = htmlToMarkdown(html, {
+    baseUrl: "https://blog.example/report-39",
+    onlyMainContent: true,
+  });
+
+  it("keeps a list of links that a sentence of the text announces, with its section", () => {
+    assert.ok(markdown.includes("## GCC patches status"), markdown);
+    assert.ok(markdown.includes("Many patches were sent for review:"));
+    assert.ok(markdown.includes("libgccjit: support attribute number 3"));
+  });
+
+  it("still drops link lists that a bold label or a heading heads", () => {
+    assert.ok(!markdown.includes("older-post"), markdown);
+    assert.ok(!markdown.includes("compiler-post"));
+  });
+});

@@ -10,6 +10,7 @@ import { findItemGrid, findItemGrids, type ItemGrid, signature } from "./item-gr
 import { type BodyShape, classifyPage, type PageHints, type PageType, pageFeatures } from "./page-type.ts";
 import {
   FURNITURE_TAGS,
+  FURNITURE_TEXT,
   looksLikeBoilerplate,
   looksLikeComments,
   looksLikeContent,
@@ -213,8 +214,50 @@ function widen(container: Element, root: Element, tallies: Tallies): Element {
   return current;
 }
 
-/** Inside the chosen container: link lists and furniture labels that carry no content (`keep` stays). */
-function pruneInside(container: Element, tallies: Tallies, keep: Element[] = []): void {
+/** A sentence that introduces the list after it ("Many patches were sent for review:"). */
+const INTRO_MAX_CHARS = 300;
+const INTRO_MIN_WORDS = 4;
+
+/** Text set wholly in bold is a label ("YOU MIGHT ALSO LIKE:"), not a sentence of the text. */
+function allBold(el: Element, text: string): boolean {
+  let bold = "";
+  for (const tag of ["strong", "b"])
+    for (const b of el.getElementsByTagName(tag)) bold += b.textContent ?? "";
+  return bold.replace(/\s+/g, "").length >= text.replace(/\s+/g, "").length;
+}
+
+/**
+ * Lists the text itself introduces: the element before the list (or before the wrapper it is alone in)
+ * is a sentence of a few words ending with a colon. Their links are what the sentence announced, not a
+ * menu; a heading, a bold label or a furniture label ("In this post:", "YOU MIGHT ALSO LIKE:", "More on
+ * HBS:") introduces nothing.
+ */
+function introducedLists(container: Element): Element[] {
+  const lists: Element[] = [];
+  for (const tag of ["ul", "ol"])
+    for (const list of container.getElementsByTagName(tag)) {
+      let outer: Element = list;
+      while (
+        outer.parentElement &&
+        outer.parentElement !== container &&
+        outer.parentElement.childElementCount === 1
+      )
+        outer = outer.parentElement;
+      const before = outer.previousElementSibling;
+      if (!before || !isBlockTag(before.nodeName) || HEADINGS.has(before.nodeName)) continue;
+      const text = (before.textContent ?? "").replace(/\s+/g, " ").trim();
+      if (text.length > INTRO_MAX_CHARS || !text.endsWith(":") || FURNITURE_TEXT.test(text)) continue;
+      if (text.split(" ").length >= INTRO_MIN_WORDS && !allBold(before, text)) lists.push(list);
+    }
+  return lists;
+}
+
+/**
+ * Inside the chosen container: link lists and furniture labels that carry no content (`keep` stays, and
+ * so do lists the text introduces).
+ */
+function pruneInside(container: Element, tallies: Tallies, given: Element[] = []): void {
+  const keep = [...given, ...introducedLists(container)];
   const doomed: Element[] = [];
   walkElements(container, (el) => {
     const t = tallies.of.get(el);
