@@ -971,3 +971,21 @@ ${prose}
     assert.ok(!markdown.includes("compiler-post"));
   });
 });
+
+describe("onlyMainContent on a landing page that sets its prose in heading tags", () => {
+  const band = (title: string, prose: string, tag = "p") =>
+    `<div class="content-section"><div class="row"><div class="col-sm-6"><h2>${title}</h2><${tag}>${prose}</${tag}><a class="button" href="/about">Read More</a></div><div class="col-sm-6"><div class="right-img"></div></div></div></div>`;
+  const html = `<html><head><title>The Gallery</title></head><body>
+<header><nav><ul><li><a href="/">Home</a></li><li><a href="/store">Store</a></li><li><a href="/about">About</a></li></ul></nav></header>
+<div class="page-content">
+${band("Welcome to our unique gallery!", "For more than 40 years, we have offered a vast selection of handmade American gifts, where you will surely find something for everyone on your list. Jewelry, pottery, exotic wood and handblown glass are just a few.", "h4")}
+${band("An incredible selection of art and craft", "Your go-to shop for gifts, and your favorite place to see the latest collections of work from our talented artisans, who visit the gallery through the year.")}
+${band("Visit us", "The gallery is open every day from ten to six, with free parking behind the building and a cafe next door for those who shop together.")}
+</div><footer><p>© 2025 The Gallery</p></footer></body></html>`;
+  const { markdown } = htmlToMarkdown(html, { baseUrl: "https://gallery.example/", onlyMainContent: true });
+
+  it("keeps a paragraph of prose set in an <h4>", () => {
+    assert.ok(markdown.includes("For more than 40 years, we have offered"), markdown);
+    assert.ok(markdown.includes("Your go-to shop for gifts"));
+  });
+});

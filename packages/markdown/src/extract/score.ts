@@ -18,6 +18,8 @@ export interface Tally {
 }
 
 const KEYWORD_RUN_CHARS = 400;
+/** Longer than any title: a heading this long, with sentence marks, is prose set in a heading's tag. */
+const HEADING_PROSE_CHARS = 150;
 /** A block this long that names a copyright is a licence or terms text, which may be the content. */
 const LEGAL_LINE_CHARS = 300;
 
@@ -55,7 +57,14 @@ export function isDescribedLink(b: TextBlock): boolean {
 
 /** Positive for content-like blocks, negative for furniture-like ones, 0 for neutral ones. */
 export function blockValue(b: TextBlock): number {
-  if (b.chars === 0 || HEADING_TAGS.has(b.el.nodeName)) return 0;
+  if (b.chars === 0) return 0;
+  if (!HEADING_TAGS.has(b.el.nodeName)) return textValue(b);
+  // A heading is neutral, unless it is a paragraph of prose set as one (a landing page's <h4> intro).
+  if (b.chars < HEADING_PROSE_CHARS || b.punctuation < 2) return 0;
+  return Math.max(0, textValue(b));
+}
+
+function textValue(b: TextBlock): number {
   if (b.shortText !== undefined && FURNITURE_TEXT.test(b.shortText)) return -b.chars;
   // A site's copyright line reads like a sentence, and is in every page's footer.
   if (b.legal && b.chars < LEGAL_LINE_CHARS) return 0;
