@@ -431,6 +431,23 @@ describe("consent notices", () => {
     assert.match(out, /two mounting points/);
   });
 
+  it("include one that never says cookie, only that using the site is consenting to its policy", () => {
+    const html = `<html><body><div class="bar-x"><h5>This site uses various technologies, as described in our
+      <a href="/privacy">Privacy Policy</a>, for personalization and advertising. By continuing to use this website you
+      consent to our <a href="/privacy">Privacy Policy</a> and <a href="/terms">Terms of Use</a>.</h5><button>I understand</button></div>
+      <main><h1>Find a math tutor</h1><p>Connect with a qualified tutor online for one-on-one help with algebra,
+      geometry and calculus, whenever your homework needs it.</p>
+      <p>By using the tutor's whiteboard you agree to nothing more than drawing on it together, and many students
+      find that explaining a problem aloud is half of solving it, which is why sessions start with the student
+      talking the tutor through what they tried, what they expected to happen and where they got stuck.</p></main></body></html>`;
+    for (const onlyMainContent of [false, true]) {
+      const out = htmlToMarkdown(html, { baseUrl, onlyMainContent }).markdown;
+      assert.doesNotMatch(out, /various technologies|I understand/);
+      assert.match(out, /Connect with a qualified tutor/);
+      assert.match(out, /whiteboard you agree to nothing more/, "a paragraph of the text is no notice");
+    }
+  });
+
   it("leave alone a text about cookies that asks nothing, and a long one", () => {
     const recipe = md(`<p>Bake the cookies for twelve minutes, then let them cool on a rack.</p>`);
     assert.match(recipe, /Bake the cookies/);

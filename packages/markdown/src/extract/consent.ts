@@ -1,7 +1,8 @@
 /**
  * Cookie-consent notices found by what they say, for the many whose markup is named like anything
- * else (class names are what patterns.ts reads). A notice is short, speaks of cookies and asks to
- * accept, reject or set preferences; the largest element around such text that stays short goes.
+ * else (class names are what patterns.ts reads). A notice is short, speaks of cookies (or says that
+ * using the site is consenting to its privacy policy) and asks to accept, reject or set preferences;
+ * the largest element around such text that stays short goes.
  */
 
 import { classOf, walkElements } from "../dom.ts";
@@ -15,6 +16,11 @@ const COOKIES = /\bcookies?\b/gi;
 /** A preference center names cookies again and again, one kind after another. */
 const CENTER_MENTIONS = 4;
 const COOKIE = /\bcookies?\b/i;
+/** A notice that never says "cookie": "By continuing to use this website you consent to our Privacy Policy". */
+/** Such a notice is a sentence or two and its button: an article's paragraph about terms is longer. */
+const MAX_STATEMENT_CHARS = 600;
+const CONSENT_STATEMENT =
+  /\bby\s+(?:continuing\s+to\s+(?:use|browse)|using|browsing)\b[^.]{0,60}\byou\s+(?:consent|agree|accept)\b/i;
 const ASKS =
   /\b(?:accept(?: all)?|reject(?: all)?|decline|consent|(?:manage|cookie|your) (?:preferences|settings|choices)|cookie (?:policy|notice|statement)|opt[ -]out)\b/i;
 
@@ -33,9 +39,10 @@ export function removeConsentNotices(body: Element): void {
   };
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = (node as Text).data;
-    if (!COOKIE.test(text)) continue;
-    const center = CENTER.test(text);
-    const limit = center ? MAX_CENTER_CHARS : MAX_NOTICE_CHARS;
+    const cookie = COOKIE.test(text);
+    if (!cookie && !CONSENT_STATEMENT.test(text)) continue;
+    const center = cookie && CENTER.test(text);
+    const limit = center ? MAX_CENTER_CHARS : cookie ? MAX_NOTICE_CHARS : MAX_STATEMENT_CHARS;
     let notice: Element | undefined;
     for (let el = node.parentElement; el && el !== body; el = el.parentElement) {
       if (el.nodeName === "MAIN" || el.nodeName === "ARTICLE" || length(el) > limit) break;
