@@ -17,10 +17,10 @@ const COOKIES = /\bcookies?\b/gi;
 const CENTER_MENTIONS = 4;
 const COOKIE = /\bcookies?\b/i;
 /** A notice that never says "cookie": "By continuing to use this website you consent to our Privacy Policy". */
-/** Such a notice is a sentence or two and its button: an article's paragraph about terms is longer. */
-const MAX_STATEMENT_CHARS = 600;
 const CONSENT_STATEMENT =
   /\bby\s+(?:continuing\s+to\s+(?:use|browse)|using|browsing)\b[^.]{0,60}\byou\s+(?:consent|agree|accept)\b/i;
+/** Such a notice is a sentence or two and its button: an article's paragraph about terms is longer. */
+const MAX_STATEMENT_CHARS = 600;
 const ASKS =
   /\b(?:accept(?: all)?|reject(?: all)?|decline|consent|(?:manage|cookie|your) (?:preferences|settings|choices)|cookie (?:policy|notice|statement)|opt[ -]out)\b/i;
 
