@@ -989,3 +989,33 @@ ${band("Visit us", "The gallery is open every day from ten to six, with free par
     assert.ok(markdown.includes("Your go-to shop for gifts"));
   });
 });
+
+describe("onlyMainContent on a listing whose cards are articles with a header", () => {
+  const titles = [
+    "What is planned obsolescence? Six ways to combat it",
+    "The ultimate guide to sustainable certifications",
+    "Ten impactful plastic-free swaps for your kitchen",
+    "Going green: a beginner's guide to an eco-friendly life",
+    "Four things you should know how to fix at home",
+  ];
+  const card = (t: string, i: number) =>
+    `<article class="Excerpt post-${i}"><div class="Excerpt-Thumb"><a href="/blog/post-${i}/"><img src="/img/${i}.jpg" alt=""></a></div><header class="Excerpt-Header"><h2 class="Excerpt-Title"><a href="/blog/post-${i}/">${t}</a></h2></header></article>`;
+  const html = `<html><head><title>Blog posts for beginners</title></head><body>
+<header class="site-header"><a href="/"><img src="/logo.png" alt="Going Zero Waste"></a><nav><a href="/blog">Blog</a> <a href="/shop">Shop</a> <a href="/about">About</a></nav></header>
+<main><h1>Blog posts for beginners</h1>
+<p>New to zero waste? These posts are the best place to start: they explain what to change first, what to buy and what to skip, and how to keep going once the first excitement wears off.</p>
+<div class="CLR">${titles.map(card).join("")}</div></main>
+<footer><p>© 2025 Going Zero Waste</p></footer></body></html>`;
+  const { markdown } = htmlToMarkdown(html, {
+    baseUrl: "https://zerowaste.example/beginners/",
+    onlyMainContent: true,
+  });
+
+  it("keeps every card's title, which its <header> holds", () => {
+    for (const t of titles) assert.ok(markdown.includes(t), `missing ${JSON.stringify(t)}: ${markdown}`);
+  });
+
+  it("still drops the site's header", () => {
+    assert.ok(!markdown.includes("[Shop]"), markdown);
+  });
+});

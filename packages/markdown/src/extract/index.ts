@@ -44,6 +44,17 @@ const FORM_PROSE_CHARS = 100;
 /** A toggle button is its heading and an icon, not a menu of headed links. */
 const TOGGLE_CHARS = 120;
 
+/** An element whose whole text is one heading's, and a short one: a title, with nothing beside it. */
+function isTitleOnly(el: Element): boolean {
+  const heading = el.querySelector("h1, h2, h3, h4, h5, h6");
+  if (!heading) return false;
+  const own = textChars(heading);
+  return own > 0 && own <= TITLE_CHARS && textChars(el) === own;
+}
+
+/** Longer than this, a heading is no card's title. */
+const TITLE_CHARS = 200;
+
 function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false): boolean {
   if (commentsAreContent && el.nodeName === "FORM" && tallyOf(tallies, el).good >= FORM_PROSE_CHARS)
     return false;
@@ -55,6 +66,8 @@ function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false):
     (el.querySelector("h2, h3, h4, h5, h6") || el.parentElement?.closest("h2, h3, h4, h5, h6"))
   )
     return false;
+  // A <header> that holds only a heading is that part's title (a listing's card: <article><header><h2>).
+  if (el.nodeName === "HEADER" && isTitleOnly(el)) return false;
   // A <header> inside a section heads that part (HTML's own reading), not the site; an article's
   // header holds its byline and share bar.
   if (el.nodeName === "HEADER" && el.parentElement?.closest("section") && !el.closest("article"))
