@@ -9,7 +9,6 @@ import {
   expireOverdueSessions,
   findSession,
   insertSession,
-  sessionBeside,
   unclaimMinutes,
 } from "../src/sessions/store.ts";
 import { billedUntil } from "../src/sessions/tail-rules.ts";
@@ -133,51 +132,5 @@ describe("a key-paid session's idle tail", () => {
     assert.equal(row?.status, "expired");
     assert.equal(row?.chargedMicros, 5_000 + 4_000, "minute 2 only: it was gone by 100 s");
     assert.equal(await s.balance(), s.start - 4_000);
-  });
-});
-
-describe("an act's session row read beside its hold", () => {
-  it("is read in the statement that places the hold, as findSession reads it (no read after it)", async () => {
-    const s = await openedSession(30);
-    const db = pg.database.db;
-    // Every column set, then several null.
-    await pg.database.sql`
-      update sessions set close_reason = 'x', closed_at = now(), last_active_at = now() where id = ${s.id}`;
-    for (const clear of [false, true]) {
-      if (clear)
-        await pg.database.sql`
-          update sessions set close_reason = null, closed_at = null, last_active_at = null,
-            tail_hold_id = null, worker_id = null, url = null where id = ${s.id}`;
-      const expected = await findSession(db, s.id);
-      assert.ok(expected);
-      const beside = sessionBeside(db, s.id);
-      const hold = await beside.withHold({
-        accountId: s.accountId,
-        micros: 2_000,
-        route: "act",
-        requestId: `r${clear}`,
-        ttlMs: 60_000,
-      });
-      assert.ok(hold.ok);
-      // Changed after the statement: the row asked for afterwards is the one the statement read.
-      await pg.database.sql`update sessions set actions = actions + 1 where id = ${s.id}`;
-      assert.deepEqual(await beside.row(), expected);
-    }
-  });
-
-  it("is read on its own when no hold was placed with it, and is undefined for no session", async () => {
-    const s = await openedSession(30);
-    const db = pg.database.db;
-    assert.deepEqual(await sessionBeside(db, s.id).row(), await findSession(db, s.id));
-    const missing = sessionBeside(db, "ses_missing000000000");
-    const hold = await missing.withHold({
-      accountId: s.accountId,
-      micros: 1_000,
-      route: "act",
-      requestId: "r-missing",
-      ttlMs: 60_000,
-    });
-    assert.ok(hold.ok);
-    assert.equal(await missing.row(), undefined);
   });
 });

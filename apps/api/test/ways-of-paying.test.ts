@@ -1,5 +1,5 @@
 /**
- * Each way of paying (key balance, balance lease, keyless allowance, wallet) through the same
+ * Each way of paying (key balance, balance lease, lease reservation, keyless allowance, wallet) through the same
  * reserve → work → commit/cancel that payFor runs, against in-memory fakes of its narrow dependencies:
  * what the caller is charged, what goes back when the work fails or nothing came out. No server, no
  * database (the e2e tests run the real ledger, allowance counters and chain).
@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import type { ChargeResult, HoldResult, Settlement, WalletPaymentClaim } from "@browserfleet/billing";
 import type { Quote } from "@browserfleet/pricing";
 import type { ConsumeResult } from "../src/allowance/index.ts";
-import { balanceLease, type Leases } from "../src/billing/balance-lease.ts";
+import { balanceLease, type Leases, leaseReservation } from "../src/billing/balance-lease.ts";
 import { type Holds, keyBalance } from "../src/billing/key-balance.ts";
 import { type AllowanceCounters, keylessAllowance } from "../src/billing/keyless-allowance.ts";
 import { payFor } from "../src/billing/payment.ts";
@@ -149,6 +149,7 @@ describe("key balance", () => {
         made.push(`settle ${holdId} ${micros}`);
         return ledger.holds.settle(holdId, micros);
       },
+      within: async () => void made.push("within"),
     };
     const done = await runPaid(keyBalance({ holds, books: b }, "acct_1"), call(3_000), async () => ({
       result: "done",
@@ -168,36 +169,6 @@ describe("key balance", () => {
     assert.deepEqual(made, ["settle hold_1 1000"]);
     assert.deepEqual(plain, ["hold_2"]);
     assert.equal(ledger.state.balance, 9_000);
-  });
-
-  it("places the hold with the call's read beside it when the call has one, never as a plain hold", async () => {
-    const ledger = fakeLedger(10_000);
-    const { books: b, seen } = books();
-    const plain: string[] = [];
-    const holds: Holds = {
-      ...ledger.holds,
-      place: (h) => {
-        plain.push(h.route);
-        return ledger.holds.place(h);
-      },
-    };
-    const beside: string[] = [];
-    const readBeside = {
-      withHold: (h: Parameters<Holds["place"]>[0]) => {
-        beside.push(`${h.accountId} ${h.micros} ${h.requestId}`);
-        return ledger.holds.place(h);
-      },
-    };
-    const way = keyBalance({ holds, books: b }, "acct_1");
-    assert.equal(await runPaid(way, call(3_000, { readBeside }), work(1_000).fn), "done");
-    assert.deepEqual(beside, ["acct_1 3000 req_1"]);
-    assert.deepEqual(plain, []);
-    assert.equal(ledger.state.balance, 9_000);
-    assert.deepEqual(seen.refunded, [2_000]);
-    // Refused for the balance: 402 as from a plain hold.
-    await rejectsWith(runPaid(way, call(20_000, { readBeside }), work(1_000).fn), "insufficient_balance");
-    assert.equal(beside.length, 2);
-    assert.deepEqual(plain, []);
   });
 
   it("charges nothing when nothing came out", async () => {
@@ -244,10 +215,30 @@ describe("key balance", () => {
   });
 });
 
-/** Balance leases as the caller sees them: a charge comes off the balance at once, a refund puts it back. */
+/**
+ * Balance leases as the caller sees them: a charge or a reservation comes off the balance at once, a
+ * refund or a release puts it back, a settlement puts back what was not charged. `written` holds the
+ * settled calls (micros) and their writes alongside, as the lease's next batch would write them.
+ */
 function fakeLeases(balance: number) {
-  const state = { balance, refunds: 0 };
+  const state = { balance, refunds: 0, written: [] as Array<{ micros: number; alongside: boolean }> };
   const leases: Leases = {
+    async reserve(c) {
+      if (state.balance < c.micros) return { ok: false, balanceMicros: state.balance };
+      state.balance -= c.micros;
+      let open = true;
+      const done = (micros: number, alongside?: unknown) => {
+        assert.ok(open, "a reservation is settled or released once");
+        open = false;
+        const take = Math.min(micros, c.micros);
+        state.balance += c.micros - take;
+        if (take > 0 || alongside) state.written.push({ micros: take, alongside: !!alongside });
+      };
+      return {
+        ok: true,
+        reservation: { settle: (micros, alongside) => done(micros, alongside), release: () => done(0) },
+      };
+    },
     async charge(c): Promise<ChargeResult> {
       if (state.balance < c.micros) return { ok: false, balanceMicros: state.balance };
       state.balance -= c.micros;
@@ -306,6 +297,88 @@ describe("balance lease", () => {
   });
 });
 
+describe("lease reservation (an act paid from the balance lease)", () => {
+  const alongside = (made: string[]): Alongside => ({
+    write: async () => void made.push("write"),
+    settle: async () => {
+      made.push("settle");
+      return undefined;
+    },
+    within: async () => void made.push("within"),
+  });
+
+  it("sets the quote aside before the work, charges what came out and hands the write to the lease's batch", async () => {
+    const l = fakeLeases(10_000);
+    const { books: b, seen } = books();
+    const made: string[] = [];
+    let balanceDuringWork = -1;
+    const way = leaseReservation({ leases: l.leases, books: b }, "acct_1");
+    const done = await runPaid(way, call(3_000), async (payer) => {
+      assert.deepEqual(payer, { kind: "account", accountId: "acct_1" });
+      balanceDuringWork = l.state.balance;
+      return { result: "done", chargeMicros: 1_000, alongside: alongside(made) };
+    });
+    assert.equal(done, "done");
+    assert.equal(balanceDuringWork, 7_000, "the whole quote is set aside during the work");
+    assert.equal(l.state.balance, 9_000, "what did not come out is given back");
+    assert.deepEqual(l.state.written, [{ micros: 1_000, alongside: true }]);
+    assert.deepEqual(made, [], "the write is the lease's to make, in its batch: not made on the call's path");
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.001");
+    assert.deepEqual(seen.charged, [{ payer: "account", micros: 1_000 }]);
+    assert.deepEqual(seen.refunded, [2_000]);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 1_000, who: { accountId: "acct_1" } }]);
+  });
+
+  it("charges nothing when nothing came out, but still writes the record that goes with it", async () => {
+    const l = fakeLeases(10_000);
+    const { books: b, seen } = books();
+    const way = leaseReservation({ leases: l.leases, books: b }, "acct_1");
+    await runPaid(way, call(3_000), async () => ({
+      result: "done",
+      chargeMicros: 0,
+      alongside: alongside([]),
+    }));
+    assert.equal(l.state.balance, 10_000);
+    assert.deepEqual(l.state.written, [{ micros: 0, alongside: true }]);
+    assert.equal(seen.headers["X-Charged-Usd"], "$0.00");
+  });
+
+  it("never charges more than the quote", async () => {
+    const l = fakeLeases(10_000);
+    const { books: b, seen } = books();
+    await runPaid(leaseReservation({ leases: l.leases, books: b }, "acct_1"), call(3_000), work(5_000).fn);
+    assert.equal(l.state.balance, 7_000);
+    assert.deepEqual(seen.charged, [{ payer: "account", micros: 3_000 }]);
+  });
+
+  it("gives everything back and writes nothing when the work throws", async () => {
+    const l = fakeLeases(10_000);
+    const { books: b, seen } = books();
+    const boom = new ApiError("timeout", "the session's browser did not answer");
+    await assert.rejects(
+      runPaid(leaseReservation({ leases: l.leases, books: b }, "acct_1"), call(3_000), failing(boom).fn),
+      (err) => err === boom,
+    );
+    assert.equal(l.state.balance, 10_000);
+    assert.deepEqual(l.state.written, []);
+    assert.equal(seen.headers["X-Charged-Usd"], undefined);
+    assert.deepEqual(seen.usage, [{ status: boom.status, priceMicros: 0, who: { accountId: "acct_1" } }]);
+  });
+
+  it("refuses with 402 insufficient_balance before any work when the lease cannot cover the quote", async () => {
+    const l = fakeLeases(2_000);
+    const { books: b, seen } = books();
+    const w = work(1_000);
+    await rejectsWith(
+      runPaid(leaseReservation({ leases: l.leases, books: b }, "acct_1"), call(3_000), w.fn),
+      "insufficient_balance",
+    );
+    assert.equal(w.ran.length, 0);
+    assert.equal(l.state.balance, 2_000);
+    assert.deepEqual(seen.usage, [{ status: 402, priceMicros: 0, who: { accountId: "acct_1" } }]);
+  });
+});
+
 /** Allowance counters per bucket, all or nothing, like AllowanceStore (members aside). */
 function fakeAllowance() {
   const used = new Map<string, number>();
@@ -352,6 +425,7 @@ describe("keyless allowance", () => {
         made.push("settle");
         return undefined;
       },
+      within: async () => void made.push("within"),
     };
     const done = await runPaid(allowance(a, b), call(7_000), async () => ({
       result: "done",

@@ -1,5 +1,5 @@
 import type { Db } from "@browserfleet/db";
-import { captureMany, placeHold, refundCharge, settleHold } from "./ledger.ts";
+import { captureMany, placeHold, refundCharge, settleHold, type Tx } from "./ledger.ts";
 
 /** A price known to be final before the work (a call served wholly from cache). */
 export interface Charge {
@@ -11,6 +11,24 @@ export interface Charge {
 
 export type ChargeResult = { ok: true } | { ok: false; balanceMicros: number };
 
+/** A write made in the transaction that writes a settled call's ledger row (its record elsewhere). */
+export type LeaseWrite = (tx: Tx) => Promise<unknown>;
+
+/** A price set aside from a lease before the work; what came out is charged once the work is done. */
+export interface LeaseReservation {
+  /**
+   * The work is done: charge `micros` (never more than was set aside) and give the rest back to the lease.
+   * `alongside` is written in the transaction that writes the call's ledger row, even when nothing is charged.
+   */
+  settle(micros: number, alongside?: LeaseWrite): void;
+  /** The work failed: give everything back, write nothing. */
+  release(): void;
+}
+
+export type ReserveResult =
+  | { ok: true; reservation: LeaseReservation }
+  | { ok: false; balanceMicros: number };
+
 export interface LeaseOptions {
   /** The most one lease takes from a balance. */
   leaseMicros: number;
@@ -21,14 +39,21 @@ export interface LeaseOptions {
 }
 
 interface Lease {
+  accountId: string;
   holdId: string;
   left: number;
   takenAt: number;
   /** Calls charged from the lease whose ledger rows are not written yet. */
-  unwritten: Omit<Charge, "accountId">[];
+  unwritten: Unwritten[];
   /** The last write of this lease's rows; writes of one lease run one after another. */
   writing: Promise<void>;
+  /** Reservations not settled yet: a lease is given back only once it has none. */
+  inFlight: number;
+  /** Replaced or past its time: it takes no new calls and is given back when its last reservation settles. */
+  retired?: { closed: Promise<void>; close: () => void };
 }
+
+type Unwritten = Omit<Charge, "accountId"> & { alongside?: LeaseWrite };
 
 /**
  * Final charges from a balance lease: the replica takes up to `leaseMicros` of an account's balance as
@@ -39,9 +64,16 @@ interface Lease {
  * is shared between replicas, and a replica whose lease runs short gives it back before it takes a new
  * one: on one replica exactly what the balance covers is granted. A replica that dies leaves an open
  * hold that the reaper refunds; calls whose rows were not written yet are then not charged.
+ *
+ * A call whose price is known only once its work is done (an act: the actions that ran) reserves its
+ * quote and settles at what came out. A lease with reservations in flight is retired instead of given
+ * back when it runs short or its time is up: it takes no new calls and is given back once the last one
+ * settles. A call refused while a retired lease still holds money waits for it, so the rule above holds.
  */
 export class BalanceLeases {
   readonly #leases = new Map<string, Lease>();
+  /** Retired leases with reservations still in flight. */
+  readonly #retired = new Set<Lease>();
   /** Accounts whose lease is being ended or taken: their calls wait for it. */
   readonly #changing = new Map<string, Promise<unknown>>();
   readonly #timer: NodeJS.Timeout;
@@ -55,13 +87,22 @@ export class BalanceLeases {
     this.#timer.unref();
   }
 
+  /** Charge a final price (known before the work) from the account's lease. */
   async charge(c: Charge): Promise<ChargeResult> {
+    const reserved = await this.reserve(c);
+    if (!reserved.ok) return reserved;
+    reserved.reservation.settle(c.micros);
+    return { ok: true };
+  }
+
+  /** Set `c.micros` aside from the account's lease, to settle at what the work comes to. */
+  async reserve(c: Charge): Promise<ReserveResult> {
     for (;;) {
       const lease = this.#leases.get(c.accountId);
       if (lease && lease.left >= c.micros) {
         lease.left -= c.micros;
-        lease.unwritten.push({ micros: c.micros, route: c.route, requestId: c.requestId });
-        return { ok: true };
+        lease.inFlight++;
+        return { ok: true, reservation: this.#reservation(lease, c) };
       }
       const changing = this.#changing.get(c.accountId);
       if (changing) {
@@ -73,11 +114,31 @@ export class BalanceLeases {
     }
   }
 
+  #reservation(lease: Lease, c: Charge): LeaseReservation {
+    let open = true;
+    const done = (micros: number, alongside?: LeaseWrite) => {
+      if (!open) return;
+      open = false;
+      const take = Math.max(0, Math.min(micros, c.micros));
+      lease.left += c.micros - take;
+      lease.inFlight--;
+      if (take > 0 || alongside)
+        lease.unwritten.push({
+          micros: take,
+          route: c.route,
+          requestId: c.requestId,
+          ...(alongside ? { alongside } : {}),
+        });
+      if (lease.retired && lease.inFlight === 0) lease.retired.close();
+    };
+    return { settle: (micros, alongside) => done(micros, alongside), release: () => done(0) };
+  }
+
   /** Give back a charge whose work failed after all. */
   async refund(c: Charge): Promise<void> {
-    const lease = this.#leases.get(c.accountId);
-    const i = lease?.unwritten.findIndex((u) => u.requestId === c.requestId && u.micros === c.micros) ?? -1;
-    if (lease && i >= 0) {
+    for (const lease of this.#of(c.accountId)) {
+      const i = lease.unwritten.findIndex((u) => u.requestId === c.requestId && u.micros === c.micros);
+      if (i < 0) continue;
       lease.unwritten.splice(i, 1);
       lease.left += c.micros;
       return;
@@ -87,15 +148,27 @@ export class BalanceLeases {
 
   /** Write the account's captured calls now (before its balance is shown). */
   async flush(accountId: string): Promise<void> {
-    const lease = this.#leases.get(accountId);
-    if (lease) await this.#write(lease);
+    await Promise.all(this.#of(accountId).map((lease) => this.#write(lease)));
   }
 
-  /** Write every captured call and give back every lease (on shutdown). */
+  /**
+   * Write every captured call and give back every lease (on shutdown, once calls are drained). A
+   * reservation still in flight then is not charged.
+   */
   async close(): Promise<void> {
     clearInterval(this.#timer);
     await Promise.allSettled([...this.#changing.values()]);
-    await Promise.all([...this.#leases.keys()].map((accountId) => this.#end(accountId)));
+    const all = [...this.#leases.values(), ...this.#retired];
+    this.#leases.clear();
+    this.#retired.clear();
+    await Promise.all(all.map((lease) => this.#giveBack(lease)));
+  }
+
+  /** The account's leases: the one taking calls and any retired one still settling. */
+  #of(accountId: string): Lease[] {
+    const current = this.#leases.get(accountId);
+    const retired = [...this.#retired].filter((l) => l.accountId === accountId);
+    return current ? [current, ...retired] : retired;
   }
 
   async #exclusive<T>(accountId: string, work: () => Promise<T>): Promise<T> {
@@ -108,23 +181,35 @@ export class BalanceLeases {
     }
   }
 
-  /** End the account's lease, then take a new one. Returns the balance when it does not cover `micros`. */
+  /**
+   * Retire the account's lease, then take a new one. Returns the balance when it does not cover `micros`
+   * once every retired lease of the account is given back.
+   */
   async #renew(accountId: string, micros: number): Promise<number | undefined> {
     await this.#end(accountId);
-    const hold = await placeHold(this.db, {
-      accountId,
-      micros,
-      take: (balance) => Math.min(this.opts.leaseMicros, micros + Math.floor((balance - micros) / 2)),
-      route: "lease",
-      ttlMs: this.opts.leaseMs + 60_000,
-    });
+    const take = () =>
+      placeHold(this.db, {
+        accountId,
+        micros,
+        take: (balance) => Math.min(this.opts.leaseMicros, micros + Math.floor((balance - micros) / 2)),
+        route: "lease",
+        ttlMs: this.opts.leaseMs + 60_000,
+      });
+    let hold = await take();
+    const settling = this.#of(accountId).flatMap((l) => (l.retired ? [l.retired.closed] : []));
+    if (!hold.ok && settling.length > 0) {
+      await Promise.all(settling);
+      hold = await take();
+    }
     if (!hold.ok) return hold.balanceMicros;
     this.#leases.set(accountId, {
+      accountId,
       holdId: hold.holdId,
       left: hold.heldMicros ?? micros,
       takenAt: Date.now(),
       unwritten: [],
       writing: Promise.resolve(),
+      inFlight: 0,
     });
     return undefined;
   }
@@ -134,7 +219,7 @@ export class BalanceLeases {
       const rows = lease.unwritten.splice(0);
       if (rows.length === 0) return;
       try {
-        if (!(await captureMany(this.db, lease.holdId, rows)))
+        if (!(await captureMany(this.db, lease.holdId, rows, writesOf(rows))))
           this.onError(
             new Error(`lease ${lease.holdId} was closed before ${rows.length} calls were written`),
           );
@@ -146,10 +231,24 @@ export class BalanceLeases {
     return lease.writing;
   }
 
+  /** The account's lease takes no more calls: given back now, or once its reservations settle. */
   async #end(accountId: string): Promise<void> {
     const lease = this.#leases.get(accountId);
     if (!lease) return;
     this.#leases.delete(accountId);
+    if (lease.inFlight === 0) return this.#giveBack(lease);
+    let close = () => {};
+    const closed = new Promise<void>((resolve) => {
+      close = () => {
+        this.#retired.delete(lease);
+        resolve(this.#giveBack(lease).catch(this.onError));
+      };
+    });
+    lease.retired = { closed, close };
+    this.#retired.add(lease);
+  }
+
+  async #giveBack(lease: Lease): Promise<void> {
     await this.#write(lease);
     await settleHold(this.db, lease.holdId, 0, "balance lease returned");
   }
@@ -164,3 +263,6 @@ export class BalanceLeases {
     }
   }
 }
+
+const writesOf = (rows: readonly Unwritten[]): LeaseWrite[] =>
+  rows.flatMap((r) => (r.alongside ? [r.alongside] : []));

@@ -101,9 +101,7 @@ function holdResultOf(
 
 type HoldValues = ReturnType<typeof holdValues>;
 
-const holdStatement = <Row, V extends Record<string, unknown>>(read?: SQL) => {
-  const readRows = read ? sql`, (select coalesce(json_agg(r), '[]'::json) from (${read}) r) as read` : sql``;
-  return preparedSql<{ after: string | null; before: string | null; read?: Row[] }, HoldValues & V>(sql`
+const holdOnce = preparedSql<{ after: string | null; before: string | null }, HoldValues>(sql`
     with taken as (
       update ${accounts} set balance_micros = balance_micros - ${p("micros")}::bigint
       where id = ${p("accountId")} and balance_micros >= ${p("micros")}::bigint
@@ -119,55 +117,43 @@ const holdStatement = <Row, V extends Record<string, unknown>>(read?: SQL) => {
       from taken
     )
     select (select balance_micros from taken)::text as after,
-      (select balance_micros from ${accounts} where id = ${p("accountId")})::text as before${readRows}`);
-};
-
-const holdOnce = holdStatement();
+      (select balance_micros from ${accounts} where id = ${p("accountId")})::text as before`);
 
 /**
- * A hold of exactly `micros` (as `placeHold` places it) and one read (`read`, a select whose values are
- * `sql.placeholder`s) in the same statement, so in one round trip: the read's rows come back whether or
- * not the hold was placed, as JSON (each row an object by column name), and see the database as it
- * stood when the statement began, as a read sent beside the hold would. Built once, at load.
- */
-export function placeHoldWith<Row, V extends Record<string, unknown>>(read: SQL) {
-  const statement = holdStatement<Row, V>(read);
-  return async (db: Db, h: ExactHold, values: V): Promise<{ hold: HoldResult; rows: Row[] }> => {
-    const holdId = newId("hold");
-    const [row] = await statement(db, { ...holdValues(holdId, h), ...values });
-    return { hold: holdResultOf(holdId, h.micros, row), rows: row?.read ?? [] };
-  };
-}
-
-/**
- * Capture many calls from one open hold (a balance lease) in one transaction, one ledger row per call.
- * Returns false when the hold is no longer open or too small (nothing is captured then).
+ * Capture many calls from one open hold (a balance lease) in one transaction, one ledger row per call
+ * that charged something, and make `writes` (the calls' records elsewhere) in the same transaction.
+ * Returns false when the hold is no longer open or too small (nothing is captured or written then).
  */
 export async function captureMany(
   db: Db,
   holdId: string,
   calls: readonly { micros: number; route: string; requestId?: string }[],
+  writes: readonly ((tx: Tx) => Promise<unknown>)[] = [],
 ): Promise<boolean> {
-  if (calls.length === 0) return true;
-  const total = calls.reduce((sum, c) => sum + c.micros, 0);
+  const charged = calls.filter((c) => c.micros > 0);
+  if (charged.length === 0 && writes.length === 0) return true;
+  const total = charged.reduce((sum, c) => sum + c.micros, 0);
   return db.transaction(async (tx) => {
     const hold = await lockOpenHold(tx, holdId);
     if (!hold || hold.amountMicros - hold.capturedMicros - hold.refundedMicros < total) return false;
-    await tx
-      .update(holds)
-      .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
-      .where(eq(holds.id, holdId));
-    await tx.insert(ledgerEntries).values(
-      calls.map((c) => ({
-        accountId: hold.accountId,
-        kind: "capture" as const,
-        amountMicros: 0,
-        heldMicros: -c.micros,
-        holdId,
-        route: c.route,
-        requestId: c.requestId ?? null,
-      })),
-    );
+    if (charged.length > 0) {
+      await tx
+        .update(holds)
+        .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
+        .where(eq(holds.id, holdId));
+      await tx.insert(ledgerEntries).values(
+        charged.map((c) => ({
+          accountId: hold.accountId,
+          kind: "capture" as const,
+          amountMicros: 0,
+          heldMicros: -c.micros,
+          holdId,
+          route: c.route,
+          requestId: c.requestId ?? null,
+        })),
+      );
+    }
+    for (const write of writes) await write(tx);
     return true;
   });
 }

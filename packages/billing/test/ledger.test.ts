@@ -12,13 +12,13 @@ import {
   getAccount,
   issueKey,
   placeHold,
-  placeHoldWith,
   reapExpiredHolds,
   recordWalletSettlement,
   releaseWalletPayment,
   revokeKey,
   settleHold,
   settleHoldWith,
+  type Tx,
   topUp,
   transactions,
 } from "../src/index.ts";
@@ -169,6 +169,98 @@ test("balance leases on two replicas never overspend, and a refunded call is not
   assert.deepEqual(await ledgerSum(accountId), { amount: left, held: 0 });
 });
 
+const bump = (counter: string, by: number) => (tx: Tx) =>
+  tx.execute(
+    sql`update ${schema.accounts} set balance_micros = balance_micros + ${by} where id = ${counter}`,
+  );
+const holdOf = async (accountId: string) =>
+  pg.database
+    .sql`select status, captured_micros from holds where account_id = ${accountId} and route = 'lease'`;
+
+test("lease reservations settle at what came out: one row per charged call, writes alongside in its batch, a release writes nothing", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 100_000 });
+  const { accountId: counter } = await createAccount(db(), { balanceMicros: 0 });
+  const leases = new BalanceLeases(db(), { leaseMicros: 20_000, leaseMs: 60_000, flushMs: 10_000 });
+  const reserve = async (requestId: string) => {
+    const r = await leases.reserve({ accountId, micros: 3_000, route: "act", requestId });
+    assert.ok(r.ok);
+    return r.reservation;
+  };
+  const [a, b, c, d] = await Promise.all(["a", "b", "c", "d"].map(reserve));
+  a?.settle(1_000, bump(counter, 1));
+  b?.settle(0, bump(counter, 10));
+  c?.release();
+  d?.settle(9_000, bump(counter, 100));
+  d?.settle(3_000);
+  c?.settle(3_000);
+  await leases.flush(accountId);
+  const rows = await pg.database.sql`
+    select request_id, -held_micros as micros from ledger_entries
+    where account_id = ${accountId} and kind = 'capture' order by request_id`;
+  assert.deepEqual(
+    rows.map((r) => [r.request_id, Number(r.micros)]),
+    [
+      ["a", 1_000],
+      ["d", 3_000],
+    ],
+    "a settles at what came out, never past its quote; b charged nothing; c released; each settles once",
+  );
+  assert.equal(
+    (await getAccount(db(), counter))?.balanceMicros,
+    111,
+    "every settled call's write, once each",
+  );
+  await leases.close();
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 100_000 - 4_000);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 96_000, held: 0 });
+});
+
+test("a lease past its time with a reservation in flight is retired, not given back, until that reservation settles", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 100_000 });
+  const leases = new BalanceLeases(db(), { leaseMicros: 10_000, leaseMs: 30, flushMs: 10 });
+  const r = await leases.reserve({ accountId, micros: 3_000, route: "act", requestId: "slow" });
+  assert.ok(r.ok);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.deepEqual(
+    (await holdOf(accountId)).map((h) => h.status),
+    ["open"],
+    "still open with its call in flight",
+  );
+  // Calls that come meanwhile take a new lease.
+  assert.deepEqual(await leases.charge({ accountId, micros: 500, route: "scrape", requestId: "x" }), {
+    ok: true,
+  });
+  r.reservation.settle(2_000);
+  for (let i = 0; i < 50 && (await holdOf(accountId)).some((h) => h.status === "open"); i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  await leases.close();
+  const holds = await holdOf(accountId);
+  assert.deepEqual(holds.map((h) => [h.status, Number(h.captured_micros)]).sort(), [
+    ["closed", 2_000],
+    ["closed", 500],
+  ]);
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 100_000 - 2_500);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 97_500, held: 0 });
+});
+
+test("a call refused while a retired lease holds the rest of the balance waits for it to be given back", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 3_000 });
+  const leases = new BalanceLeases(db(), { leaseMicros: 10_000, leaseMs: 60_000, flushMs: 10 });
+  // Takes 1,000 + half the 2,000 beyond it.
+  const first = await leases.reserve({ accountId, micros: 1_000, route: "act", requestId: "first" });
+  assert.ok(first.ok);
+  setTimeout(() => first.reservation.settle(500), 50);
+  // Does not fit what is left of that lease, nor the 1,000 outside it: granted once the first settles.
+  const second = await leases.reserve({ accountId, micros: 2_000, route: "act", requestId: "second" });
+  assert.ok(second.ok, "the balance covers both calls as they came out");
+  second.reservation.settle(2_000);
+  const third = await leases.reserve({ accountId, micros: 1_000, route: "act", requestId: "third" });
+  assert.deepEqual(third, { ok: false, balanceMicros: 500 });
+  await leases.close();
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 500);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 500, held: 0 });
+});
+
 test("a hold settled by several callers at once (a retry, the reaper, page captures racing) settles once, exactly", async () => {
   const { accountId } = await createAccount(db(), { balanceMicros: 50_000 });
   const settles: Array<Promise<unknown>> = [];
@@ -245,49 +337,6 @@ test("a settlement with a write alongside: settled racing as settleHold is, the 
     refundedMicros: 2_000,
   });
   assert.deepEqual(await ledgerSum(accountId), { amount: left - 1_000, held: 0 });
-});
-
-// A read that rides on a hold: here, an account's name and balance.
-const holdReading = placeHoldWith<{ id: string; balance_micros: number }, { other: string }>(sql`
-  select id, balance_micros from ${schema.accounts} where id = ${sql.placeholder("other")}`);
-
-test("a hold with a read alongside: placed or refused as placeHold does, the read's rows returned either way, as the database stood before the hold", async () => {
-  const { accountId } = await createAccount(db(), { balanceMicros: 5_000 });
-  const { accountId: other } = await createAccount(db(), { balanceMicros: 7 });
-  const placed = await holdReading(
-    db(),
-    { accountId, micros: 3_000, route: "act", ttlMs: 60_000 },
-    { other: accountId },
-  );
-  assert.ok(placed.hold.ok);
-  assert.equal(placed.hold.balanceMicros, 2_000);
-  // The read saw the balance before the statement's own hold.
-  assert.deepEqual(placed.rows, [{ id: accountId, balance_micros: 5_000 }]);
-  assert.deepEqual(await ledgerSum(accountId), { amount: 2_000, held: 3_000 });
-  assert.deepEqual(await settleHold(db(), placed.hold.holdId, 1_000), {
-    capturedMicros: 1_000,
-    refundedMicros: 2_000,
-  });
-
-  // Refused: nothing written, the balance named, the read made all the same.
-  const refused = await holdReading(
-    db(),
-    { accountId, micros: 9_000, route: "act", ttlMs: 60_000 },
-    { other },
-  );
-  assert.deepEqual(refused, {
-    hold: { ok: false, balanceMicros: 4_000 },
-    rows: [{ id: other, balance_micros: 7 }],
-  });
-  assert.deepEqual(await ledgerSum(accountId), { amount: 4_000, held: 0 });
-  // A read that finds nothing.
-  const none = await holdReading(
-    db(),
-    { accountId, micros: 1_000, route: "act", ttlMs: 60_000 },
-    { other: "acct_missing" },
-  );
-  assert.ok(none.hold.ok);
-  assert.deepEqual(none.rows, []);
 });
 
 test("a refused hold writes nothing and names the balance", async () => {

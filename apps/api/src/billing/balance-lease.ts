@@ -2,7 +2,7 @@ import type { BalanceLeases } from "@browserfleet/billing";
 import { usd } from "@browserfleet/pricing";
 import { type CallBooks, insufficient, statusOf, type WayOfPaying } from "./way-of-paying.ts";
 
-export type Leases = Pick<BalanceLeases, "charge" | "refund">;
+export type Leases = Pick<BalanceLeases, "charge" | "refund" | "reserve">;
 
 /**
  * An API key's balance, for a call whose quote is final before the work (served wholly from cache): the
@@ -28,6 +28,51 @@ export function balanceLease(deps: { leases: Leases; books: CallBooks }, account
         },
         async cancel(failure) {
           await leases.refund(entry);
+          books.usage(statusOf(failure), 0, { accountId });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * An API key's balance, for a short call charged what came out, at most its quote (an act: the actions
+ * that ran): the quote is set aside from the replica's balance lease, and what came out is charged there
+ * once the work is done, the rest given back; its ledger row (and the write that goes with it) is written
+ * with the lease's next batch. No database round trip on the call's path.
+ */
+export function leaseReservation(deps: { leases: Leases; books: CallBooks }, accountId: string): WayOfPaying {
+  const { leases, books } = deps;
+  return {
+    async reserve(call) {
+      const quote = call.quote.micros;
+      const entry = { accountId, micros: quote, route: call.route, requestId: call.requestId };
+      const reserved = await leases.reserve(entry);
+      if (!reserved.ok) {
+        books.usage(402, 0, { accountId });
+        throw insufficient(quote, reserved.balanceMicros);
+      }
+      const { reservation } = reserved;
+      const booked = (actualMicros: number) => {
+        const charged = Math.max(0, Math.min(actualMicros, quote));
+        books.charged("account", charged);
+        if (quote > charged) books.refunded(quote - charged);
+        books.setHeader("X-Charged-Usd", usd(charged));
+        books.usage(200, charged, { accountId });
+      };
+      return {
+        payer: { kind: "account", accountId },
+        async commit(actualMicros) {
+          reservation.settle(actualMicros);
+          booked(actualMicros);
+        },
+        async commitWith(actualMicros, alongside) {
+          reservation.settle(actualMicros, alongside.within);
+          booked(actualMicros);
+        },
+        async cancel(failure) {
+          reservation.release();
+          books.refunded(quote);
           books.usage(statusOf(failure), 0, { accountId });
         },
       };

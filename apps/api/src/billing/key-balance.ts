@@ -37,7 +37,7 @@ export function keyBalance(deps: { holds: Holds; books: CallBooks }, accountId: 
         requestId: call.requestId,
         ttlMs: call.holdMs,
       };
-      const hold = await (call.readBeside ? call.readBeside.withHold(placing) : holds.place(placing));
+      const hold = await holds.place(placing);
       if (!hold.ok) {
         books.usage(402, 0, { accountId });
         throw insufficient(quote, hold.balanceMicros);

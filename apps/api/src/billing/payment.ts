@@ -6,19 +6,12 @@ import type { Request, Response } from "express";
 import { type AllowanceRoute, clientAddress } from "../allowance/index.ts";
 import type { ApiContext } from "../context.ts";
 import type { ApiMetrics } from "../metrics.ts";
-import { balanceLease, type Leases } from "./balance-lease.ts";
+import { balanceLease, type Leases, leaseReservation } from "./balance-lease.ts";
 import { keyBalance, ledgerHolds } from "./key-balance.ts";
 import { type AllowanceCounters, keylessAllowance } from "./keyless-allowance.ts";
 import { paymentRequired } from "./unpaid.ts";
 import { challenge, type Facilitator, ledgerWalletClaims, wallet } from "./wallet.ts";
-import {
-  type CallBooks,
-  type PaidWork,
-  type Payer,
-  type ReadBeside,
-  runPaid,
-  type WayOfPaying,
-} from "./way-of-paying.ts";
+import { type CallBooks, type PaidWork, type Payer, runPaid, type WayOfPaying } from "./way-of-paying.ts";
 
 export { HOW_TO_GET_A_KEY } from "./unpaid.ts";
 export type { PaidWork, Payer } from "./way-of-paying.ts";
@@ -76,14 +69,18 @@ export interface PaidCall<T> {
   keyOnly?: string;
   /** How long the hold may stay open before the reaper refunds it (the call's worst-case duration). */
   holdMs: number;
-  /** A read the call makes anyway, made in the statement that places a key's hold (see ReadBeside). */
-  readBeside?: ReadBeside;
   /**
    * The quote is final before the work (a call served wholly from cache): an account is charged from the
    * replica's balance lease (no database round trip) instead of a hold and its settlement, and refunded
    * if the work throws after all.
    */
   final?: boolean;
+  /**
+   * The call is short and charged what came out, at most its quote (an act): an account's quote is set
+   * aside from the replica's balance lease and settled there (see leaseReservation), not held in the
+   * ledger.
+   */
+  leased?: boolean;
   work(payer: Payer): Promise<PaidWork<T>>;
 }
 
@@ -117,6 +114,7 @@ function wayOfPaying(
   if (caller.auth) {
     const { accountId } = caller.auth;
     if (call.final) return balanceLease({ leases: deps.leases, books }, accountId);
+    if (call.leased) return leaseReservation({ leases: deps.leases, books }, accountId);
     return keyBalance({ holds: ledgerHolds(deps.db.db), books }, accountId);
   }
   if (caller.allowanceClient !== undefined) {

@@ -1,4 +1,4 @@
-import type { HoldResult, Settlement } from "@browserfleet/billing";
+import type { LeaseWrite, Settlement } from "@browserfleet/billing";
 import { type Quote, usd } from "@browserfleet/pricing";
 import type { AllowanceRoute } from "../allowance/index.ts";
 import { ApiError } from "../errors.ts";
@@ -29,16 +29,8 @@ export interface Alongside {
   write(): Promise<void>;
   /** Made in the same statement as the settlement of a ledger hold: capture, refund the rest, write. */
   settle(holdId: string, capturedMicros: number): Promise<Settlement | undefined>;
-}
-
-/**
- * A read the call makes anyway (an act's session row), made in the statement that places its ledger hold
- * when it is paid from a key's balance: one round trip for both. Any other way of paying leaves it to
- * the call, which makes it on its own.
- */
-export interface ReadBeside {
-  /** Place a hold of exactly `micros`, as Holds.place does, and make the read in the same statement. */
-  withHold(h: HoldRequest): Promise<HoldResult>;
+  /** Made in the transaction that writes the charge's ledger row (a balance lease's batch). */
+  within: LeaseWrite;
 }
 
 /** A hold of exactly `micros` on an account's balance for one call. */
@@ -62,8 +54,6 @@ export interface CallToReserve {
   /** How long a hold may stay open before the reaper refunds it (the call's worst-case duration). */
   holdMs: number;
   requestId: string;
-  /** A read to make with the hold (see ReadBeside). */
-  readBeside?: ReadBeside;
 }
 
 /** The call's price, set aside until the work is done. */

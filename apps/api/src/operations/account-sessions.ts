@@ -27,6 +27,7 @@ export const accountSessions = defineOperation({
   run: async (ctx, query, { caller }) => {
     const auth = requireKey(caller);
     const q = parseQuery(sessionsPageQuery, query);
+    await ctx.leases.flush(auth.accountId);
     const page = await sessionsOf(ctx.db.db, auth.accountId, {
       limit: q.limit,
       before: sessionCursor(q.cursor),

@@ -18,6 +18,7 @@ export const accountTransactions = defineOperation({
   run: async (ctx, query, { caller }) => {
     const auth = requireKey(caller);
     const q = parseQuery(pageQuery, query);
+    await ctx.leases.flush(auth.accountId);
     const page = await transactions(ctx.db.db, auth.accountId, {
       limit: q.limit,
       before: numericCursor(q.cursor),

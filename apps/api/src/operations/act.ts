@@ -15,14 +15,8 @@ import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { type KnownSession, knownSessions } from "../sessions/known-sessions.ts";
-import {
-  actRecord,
-  claimMinutes,
-  type SessionRow,
-  sessionBeside,
-  unclaimMinutes,
-} from "../sessions/store.ts";
-import { ended, isNoResponders, markGone, notFound, owned, ownedSession } from "./live-sessions.ts";
+import { actRecord, claimMinutes, findSession, type SessionRow, unclaimMinutes } from "../sessions/store.ts";
+import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-sessions.ts";
 import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
 
@@ -57,10 +51,12 @@ const SESSION_GONE = new Error("the session's browser is gone");
 /**
  * Act on a live session: run the actions on the worker that holds it, charge what ran.
  *
- * A key's act on a session this api has acted on before is quoted from what it knew of the session, and
- * its hold is placed in the statement that reads the session's row, not after: the row is checked before anything
- * runs, and the minutes charged are the fewer of those quoted and those the row says are due (any others
- * are billed by the next act or the session's end, as when two acts race for them).
+ * A key's act on a session this api has acted on before goes straight to the worker: its quote comes
+ * from what the api knew of the session, and is set aside from the replica's balance lease (no database
+ * round trip before or after the work). Whether the session is still open is the worker's to say: a
+ * session that ended has no worker answering for it, and only then is its row read, to tell why. The
+ * minutes charged are the fewer of those quoted and those still unbilled (any others are billed by the
+ * next act or the session's end, as when two acts race for them).
  */
 async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promise<ActResponse> {
   const started = performance.now();
@@ -70,14 +66,8 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     seen !== undefined &&
     seen.accountId === caller.auth?.accountId &&
     !req.actions.some((a) => "navigate" in a);
-  // Read beside the hold: in the statement that places it, when a key pays (see sessionBeside).
-  const beside = early ? sessionBeside(ctx.db.db, req.sessionId) : undefined;
-  let reading: Promise<SessionRow> | undefined;
   const checked = async () => {
-    reading ??= beside
-      ? beside.row().then((found) => owned(found, req.sessionId, caller))
-      : ownedSession(ctx, req.sessionId, caller);
-    const row = await reading;
+    const row = await ownedSession(ctx, req.sessionId, caller);
     if (row.status !== "open") {
       known.forget(row.id);
       throw ended(row);
@@ -101,18 +91,19 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       quote: priceOf({ route: "act", request: req, minutesDue }),
       description: `${req.actions.length} action(s) on session ${req.sessionId}`,
       holdMs: budget + 60_000,
-      ...(beside ? { readBeside: beside } : {}),
+      leased: early,
       work: async (payer) => {
-        const current = row ?? (await checked());
-        if (payer.kind === "wallet" && current.payer !== payer.address.toLowerCase())
-          throw notFound(current.id);
+        if (payer.kind === "wallet" && row?.payer !== payer.address.toLowerCase())
+          throw notFound(req.sessionId);
+        const current = row ?? quotedFrom;
         const { billedMinutes } = current;
         const due = Math.min(minutesDue, sessionMinutesDue(current.openedAt, billedMinutes, new Date()));
-        const minutes =
-          due > 0 && (await claimMinutes(ctx.db.db, current.id, billedMinutes, billedMinutes + due))
-            ? due
-            : 0;
-        known.remember({ ...current, billedMinutes: billedMinutes + minutes });
+        const claimed =
+          due > 0 && (await claimMinutes(ctx.db.db, current.id, billedMinutes, billedMinutes + due));
+        const minutes = claimed ? due : 0;
+        // Another api billed them: learn the session's row again for the next act's quote.
+        if (due > 0 && !claimed && !row) void relearn(req.sessionId);
+        else known.remember({ ...current, billedMinutes: billedMinutes + minutes });
         try {
           return await actOnWorker(minutes);
         } catch (err) {
@@ -124,20 +115,25 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
           }
           if (err === SESSION_GONE) {
             known.forget(current.id);
-            throw ended(await markGone(ctx, current));
+            throw ended(await markGone(ctx, row ?? (await checked())));
           }
           throw err;
         }
       },
     });
   } catch (err) {
-    // Refused for the balance before the row was read: an ended session says so instead, as it would
-    // have without the early hold.
+    // Refused for the balance before the row was read: an ended session says so instead.
     if (!row && err instanceof ApiError && err.code === "insufficient_balance") await checked();
     throw err;
   }
   result.metadata.ms = Math.round(performance.now() - started);
   return result;
+
+  async function relearn(id: string) {
+    const found = await findSession(ctx.db.db, id).catch(() => undefined);
+    if (found?.status === "open") known.remember(found);
+    else known.forget(id);
+  }
 
   async function actOnWorker(minutes: number) {
     const message: SessionActMessage = {

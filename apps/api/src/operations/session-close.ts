@@ -38,6 +38,8 @@ export const sessionClose = defineOperation({
  * a session whose browser is gone answers 410 session_lost.
  */
 async function closeSession(ctx: ApiContext, id: string, caller: Caller): Promise<CloseResponse> {
+  // Acts paid from this api's balance lease write their records in its batches: write them before the end.
+  if (caller.auth) await ctx.leases.flush(caller.auth.accountId);
   let row = await ownedSession(ctx, id, caller);
   if (row.status === "open") {
     const reply = await closeOnWorker(ctx, id);

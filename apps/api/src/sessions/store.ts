@@ -1,9 +1,9 @@
-import { captureFromHoldIn, closeHoldIn, placeHoldWith, settleHoldWith } from "@browserfleet/billing";
+import { captureFromHoldIn, closeHoldIn, settleHoldWith } from "@browserfleet/billing";
 import type { SessionEnded } from "@browserfleet/contracts";
 import { type Db, preparedSql, schema } from "@browserfleet/db";
 import { PRICES, sessionMinutesDue } from "@browserfleet/pricing";
-import { and, eq, getTableColumns, lt, sql } from "drizzle-orm";
-import type { Alongside, ReadBeside } from "../billing/way-of-paying.ts";
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Alongside } from "../billing/way-of-paying.ts";
 import { billedUntil } from "./tail-rules.ts";
 
 const { sessions } = schema;
@@ -64,43 +64,6 @@ export async function findSession(db: Db, id: string): Promise<SessionRow | unde
   }
   const [row] = await query.execute({ id });
   return row;
-}
-
-const sessionColumns = Object.entries(getTableColumns(sessions));
-
-/** A session row as `findSession` reads it, from the row as JSON (its columns by name). */
-export function sessionRowOf(json: Record<string, unknown>): SessionRow {
-  const row: Record<string, unknown> = {};
-  for (const [key, column] of sessionColumns) {
-    const value = json[column.name];
-    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-  }
-  return row as SessionRow;
-}
-
-const holdBesideFind = placeHoldWith<Record<string, unknown>, { sessionId: string }>(
-  sql`select * from ${sessions} where id = ${sql.placeholder("sessionId")}`,
-);
-
-/**
- * The session's row, read in the statement that places a key's hold when the call is paid that way
- * (one round trip for both, see placeHoldWith), else on its own (findSession) when first asked for.
- */
-export function sessionBeside(db: Db, id: string): ReadBeside & { row(): Promise<SessionRow | undefined> } {
-  let row: Promise<SessionRow | undefined> | undefined;
-  return {
-    async withHold(h) {
-      const placed = holdBesideFind(db, h, { sessionId: id });
-      row = placed.then(({ rows }) => (rows[0] ? sessionRowOf(rows[0]) : undefined));
-      // A statement that failed fails the call here; the row is not asked for then.
-      row.catch(() => {});
-      return (await placed).hold;
-    },
-    row: () => {
-      row ??= findSession(db, id);
-      return row;
-    },
-  };
 }
 
 /**
@@ -166,8 +129,9 @@ const recordActOnce = preparedSql<never, ActRecord>(recordActSql);
 const settleWithAct = settleHoldWith<ActRecord>(recordActSql);
 
 /**
- * An act's record on its session, to write with its charge: on its own, or in the statement that
- * settles a key's hold (one statement fewer per act).
+ * An act's record on its session, to write with its charge: on its own, in the statement that settles
+ * a key's hold (one statement fewer per act), or in a balance lease's batch, where acts written together
+ * may be in any order (so the times only move forward).
  */
 export function actRecord(
   db: Db,
@@ -186,6 +150,14 @@ export function actRecord(
       await recordActOnce(db, values);
     },
     settle: (holdId, capturedMicros) => settleWithAct(db, holdId, capturedMicros, values),
+    within: (tx) =>
+      tx.execute(sql`
+        update ${sessions} set
+          actions = actions + ${values.actions}::int,
+          charged_micros = charged_micros + ${values.chargedMicros}::bigint,
+          last_active_at = greatest(last_active_at, ${values.now}::timestamptz),
+          expires_at = greatest(expires_at, ${values.expiresAt}::timestamptz)
+        where id = ${id}`),
   };
 }
 
