@@ -14,6 +14,7 @@ import { AllowanceStore } from "./allowance/index.ts";
 import { createApp } from "./app.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
+import { actWaitMs } from "./operations/act.ts";
 import { createX402, type X402Payments } from "./payments/x402.ts";
 import { recordEndedSessions } from "./sessions/ended-events.ts";
 import { chargeEndedTails, expireOverdueSessions } from "./sessions/store.ts";
@@ -67,7 +68,13 @@ export async function startApi(
   });
   const leases = new BalanceLeases(
     database.db,
-    { leaseMicros: config.BALANCE_LEASE_MICROS, leaseMs: config.BALANCE_LEASE_MS, flushMs: 250 },
+    {
+      leaseMicros: config.BALANCE_LEASE_MICROS,
+      leaseMs: config.BALANCE_LEASE_MS,
+      flushMs: 250,
+      // Acts are reserved from leases: the longest one the api waits for.
+      maxReservationMs: actWaitMs(config.ACT_TIMEOUT_MS),
+    },
     (err) => console.error(`balance lease: ${(err as Error).message}`),
   );
   const ctx: ApiContext = {

@@ -36,6 +36,11 @@ export interface LeaseOptions {
   leaseMs: number;
   /** Captured calls are written to the ledger this often. */
   flushMs: number;
+  /**
+   * The longest a reservation may stay unsettled (an act's budget): a lease's hold is kept from the reaper
+   * that long past the lease's time, so a call still running on a retired lease is charged when it ends.
+   */
+  maxReservationMs?: number;
 }
 
 interface Lease {
@@ -51,6 +56,8 @@ interface Lease {
   inFlight: number;
   /** Replaced or past its time: it takes no new calls and is given back when its last reservation settles. */
   retired?: { closed: Promise<void>; close: () => void };
+  /** Given back: a reservation settled after that (on shutdown) is not charged. */
+  givenBack?: boolean;
 }
 
 type Unwritten = Omit<Charge, "accountId"> & { alongside?: LeaseWrite };
@@ -117,7 +124,7 @@ export class BalanceLeases {
   #reservation(lease: Lease, c: Charge): LeaseReservation {
     let open = true;
     const done = (micros: number, alongside?: LeaseWrite) => {
-      if (!open) return;
+      if (!open || lease.givenBack) return;
       open = false;
       const take = Math.max(0, Math.min(micros, c.micros));
       lease.left += c.micros - take;
@@ -193,7 +200,7 @@ export class BalanceLeases {
         micros,
         take: (balance) => Math.min(this.opts.leaseMicros, micros + Math.floor((balance - micros) / 2)),
         route: "lease",
-        ttlMs: this.opts.leaseMs + 60_000,
+        ttlMs: this.opts.leaseMs + (this.opts.maxReservationMs ?? 0) + 60_000,
       });
     let hold = await take();
     const settling = this.#of(accountId).flatMap((l) => (l.retired ? [l.retired.closed] : []));
@@ -249,6 +256,7 @@ export class BalanceLeases {
   }
 
   async #giveBack(lease: Lease): Promise<void> {
+    lease.givenBack = true;
     await this.#write(lease);
     await settleHold(this.db, lease.holdId, 0, "balance lease returned");
   }
@@ -261,6 +269,8 @@ export class BalanceLeases {
         void this.#exclusive(accountId, () => this.#end(accountId)).catch(this.onError);
       else void this.#write(lease);
     }
+    // A retired lease's settled calls are written as they come, not when its last call ends.
+    for (const lease of this.#retired) void this.#write(lease);
   }
 }
 

@@ -243,6 +243,27 @@ test("a lease past its time with a reservation in flight is retired, not given b
   assert.deepEqual(await ledgerSum(accountId), { amount: 97_500, held: 0 });
 });
 
+test("a lease's hold outlives its longest reservation; a reservation settled after shutdown is not charged", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 100_000 });
+  const leases = new BalanceLeases(db(), {
+    leaseMicros: 10_000,
+    leaseMs: 5_000,
+    flushMs: 10_000,
+    maxReservationMs: 135_000,
+  });
+  const r = await leases.reserve({ accountId, micros: 3_000, route: "act", requestId: "late" });
+  assert.ok(r.ok);
+  const [hold] = await pg.database.sql`
+    select extract(epoch from expires_at - created_at)::int as ttl from holds
+    where account_id = ${accountId} and route = 'lease'`;
+  assert.ok(Number(hold?.ttl) >= 5 + 135, `the reaper would take the hold after ${hold?.ttl} s`);
+  await leases.close();
+  r.reservation.settle(3_000);
+  await leases.flush(accountId);
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 100_000);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 100_000, held: 0 });
+});
+
 test("a call refused while a retired lease holds the rest of the balance waits for it to be given back", async () => {
   const { accountId } = await createAccount(db(), { balanceMicros: 3_000 });
   const leases = new BalanceLeases(db(), { leaseMicros: 10_000, leaseMs: 60_000, flushMs: 10 });

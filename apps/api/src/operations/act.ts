@@ -45,6 +45,9 @@ export const act = defineOperation({
   run: (ctx, req, call) => paidAct(ctx, req, call.caller),
 });
 
+/** How long the api waits for a worker's answer to an act: its budget, and time to read the page after it. */
+export const actWaitMs = (budgetMs: number) => budgetMs + 15_000;
+
 /** Thrown by an act that finds no browser behind its session. */
 const SESSION_GONE = new Error("the session's browser is gone");
 
@@ -146,12 +149,12 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     let received: Msg;
     try {
       received = await ctx.nc.request(sessionSubject(req.sessionId, "act"), encodeJson(message), {
-        timeout: budget + 15_000,
+        timeout: actWaitMs(budget),
       });
     } catch (err) {
       if (isNoResponders(err)) throw SESSION_GONE;
       if (/timeout/i.test(String((err as Error).message)))
-        throw new ApiError("timeout", `the session's browser did not answer within ${budget + 15_000} ms`);
+        throw new ApiError("timeout", `the session's browser did not answer within ${actWaitMs(budget)} ms`);
       throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
     }
     const reply = readReply(ctx.metrics, sessionActReply, "act", "act", received.data);
