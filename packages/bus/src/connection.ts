@@ -20,6 +20,9 @@ export async function connectBus(opts: BusOptions): Promise<NatsConnection> {
     name: opts.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // No Error (with its stack) made ahead of every request and publish in case it fails: a failure is
+    // told by its message (no responders, timeout), never by where the request was made.
+    noAsyncTraces: true,
   });
 }
 
