@@ -242,11 +242,16 @@ function fakeLeases(balance: number) {
     async charge(c): Promise<ChargeResult> {
       if (state.balance < c.micros) return { ok: false, balanceMicros: state.balance };
       state.balance -= c.micros;
-      return { ok: true };
-    },
-    async refund(c) {
-      state.refunds++;
-      state.balance += c.micros;
+      let refunded = false;
+      return {
+        ok: true,
+        async refund() {
+          assert.ok(!refunded, "a charge is refunded once");
+          refunded = true;
+          state.refunds++;
+          state.balance += c.micros;
+        },
+      };
     },
   };
   return { leases, state };

@@ -1,5 +1,5 @@
 import type { Db } from "@browserfleet/db";
-import { captureMany, placeHold, refundCharge, settleHold, type Tx } from "./ledger.ts";
+import { captureMany, placeHold, refundCharge, releaseFromHold, settleHold, type Tx } from "./ledger.ts";
 
 /** A price known to be final before the work (a call served wholly from cache). */
 export interface Charge {
@@ -9,7 +9,13 @@ export interface Charge {
   requestId?: string;
 }
 
-export type ChargeResult = { ok: true } | { ok: false; balanceMicros: number };
+export type ChargeResult =
+  | {
+      ok: true;
+      /** Give the charge back: its work failed after all. */
+      refund(): Promise<void>;
+    }
+  | { ok: false; balanceMicros: number };
 
 /** A write made in the transaction that writes a settled call's ledger row (its record elsewhere). */
 export type LeaseWrite = (tx: Tx) => Promise<unknown>;
@@ -54,10 +60,10 @@ interface Lease {
   writing: Promise<void>;
   /** Reservations not settled yet: a lease is given back only once it has none. */
   inFlight: number;
-  /** Replaced or past its time: it takes no new calls and is given back when its last reservation settles. */
-  retired?: { closed: Promise<void>; close: () => void };
-  /** Given back: a reservation settled after that (on shutdown) is not charged. */
-  givenBack?: boolean;
+  /** Replaced or past its time, with reservations in flight: given back when the last one settles. */
+  retired?: boolean;
+  /** Being given back, or given back: a reservation settled after that (on shutdown) is not charged. */
+  givingBack?: Promise<void>;
 }
 
 type Unwritten = Omit<Charge, "accountId"> & { alongside?: LeaseWrite };
@@ -73,13 +79,14 @@ type Unwritten = Omit<Charge, "accountId"> & { alongside?: LeaseWrite };
  * hold that the reaper refunds; calls whose rows were not written yet are then not charged.
  *
  * A call whose price is known only once its work is done (an act: the actions that ran) reserves its
- * quote and settles at what came out. A lease with reservations in flight is retired instead of given
- * back when it runs short or its time is up: it takes no new calls and is given back once the last one
- * settles. A call refused while a retired lease still holds money waits for it, so the rule above holds.
+ * quote and settles at what came out. A lease that runs short or whose time is up while some of its
+ * reservations are still running is retired: what none of them set aside goes back to the balance at
+ * once, and the rest when the last one settles. Until then those reservations are held as a ledger hold
+ * of their own would hold them.
  */
 export class BalanceLeases {
   readonly #leases = new Map<string, Lease>();
-  /** Retired leases with reservations still in flight. */
+  /** Retired leases, until they are given back. */
   readonly #retired = new Set<Lease>();
   /** Accounts whose lease is being ended or taken: their calls wait for it. */
   readonly #changing = new Map<string, Promise<unknown>>();
@@ -96,14 +103,28 @@ export class BalanceLeases {
 
   /** Charge a final price (known before the work) from the account's lease. */
   async charge(c: Charge): Promise<ChargeResult> {
-    const reserved = await this.reserve(c);
+    const reserved = await this.#reserve(c);
     if (!reserved.ok) return reserved;
-    reserved.reservation.settle(c.micros);
-    return { ok: true };
+    const row = reserved.reservation.settle(c.micros);
+    let refunded = false;
+    return {
+      ok: true,
+      refund: async () => {
+        if (refunded) return;
+        refunded = true;
+        await this.#refund(c, row);
+      },
+    };
   }
 
   /** Set `c.micros` aside from the account's lease, to settle at what the work comes to. */
-  async reserve(c: Charge): Promise<ReserveResult> {
+  reserve(c: Charge): Promise<ReserveResult> {
+    return this.#reserve(c);
+  }
+
+  async #reserve(
+    c: Charge,
+  ): Promise<{ ok: true; reservation: Reservation } | { ok: false; balanceMicros: number }> {
     for (;;) {
       const lease = this.#leases.get(c.accountId);
       if (lease && lease.left >= c.micros) {
@@ -121,41 +142,43 @@ export class BalanceLeases {
     }
   }
 
-  #reservation(lease: Lease, c: Charge): LeaseReservation {
+  #reservation(lease: Lease, c: Charge): Reservation {
     let open = true;
-    const done = (micros: number, alongside?: LeaseWrite) => {
-      if (!open || lease.givenBack) return;
+    const done = (micros: number, alongside?: LeaseWrite): Written | undefined => {
+      if (!open || lease.givingBack) return undefined;
       open = false;
       const take = Math.max(0, Math.min(micros, c.micros));
       lease.left += c.micros - take;
       lease.inFlight--;
-      if (take > 0 || alongside)
-        lease.unwritten.push({
-          micros: take,
-          route: c.route,
-          requestId: c.requestId,
-          ...(alongside ? { alongside } : {}),
-        });
-      if (lease.retired && lease.inFlight === 0) lease.retired.close();
+      let row: Unwritten | undefined;
+      if (take > 0 || alongside) {
+        row = { micros: take, route: c.route, requestId: c.requestId, ...(alongside ? { alongside } : {}) };
+        lease.unwritten.push(row);
+      }
+      if (lease.retired && lease.inFlight === 0) void this.#giveBack(lease).catch(this.onError);
+      return row && { lease, row };
     };
-    return { settle: (micros, alongside) => done(micros, alongside), release: () => done(0) };
+    return { settle: (micros, alongside) => done(micros, alongside), release: () => void done(0) };
   }
 
-  /** Give back a charge whose work failed after all. */
-  async refund(c: Charge): Promise<void> {
-    for (const lease of this.#of(c.accountId)) {
-      const i = lease.unwritten.findIndex((u) => u.requestId === c.requestId && u.micros === c.micros);
-      if (i < 0) continue;
+  /** Give back a final charge whose work failed after all: from its lease if not written yet, else in the ledger. */
+  async #refund(c: Charge, written: Written | undefined): Promise<void> {
+    if (!written) return;
+    const { lease, row } = written;
+    const i = lease.unwritten.indexOf(row);
+    if (i >= 0 && !lease.givingBack) {
       lease.unwritten.splice(i, 1);
-      lease.left += c.micros;
+      lease.left += row.micros;
       return;
     }
+    // Written, or on its way: the ledger gives it back once its row is there.
+    await lease.writing;
     await refundCharge(this.db, c);
   }
 
   /** Write the account's captured calls now (before its balance is shown). */
   async flush(accountId: string): Promise<void> {
-    await Promise.all(this.#of(accountId).map((lease) => this.#write(lease)));
+    await Promise.all(this.#of(accountId).map((lease) => lease.givingBack ?? this.#write(lease)));
   }
 
   /**
@@ -167,11 +190,10 @@ export class BalanceLeases {
     await Promise.allSettled([...this.#changing.values()]);
     const all = [...this.#leases.values(), ...this.#retired];
     this.#leases.clear();
-    this.#retired.clear();
     await Promise.all(all.map((lease) => this.#giveBack(lease)));
   }
 
-  /** The account's leases: the one taking calls and any retired one still settling. */
+  /** The account's leases: the one taking calls and any retired one not given back yet. */
   #of(accountId: string): Lease[] {
     const current = this.#leases.get(accountId);
     const retired = [...this.#retired].filter((l) => l.accountId === accountId);
@@ -188,26 +210,16 @@ export class BalanceLeases {
     }
   }
 
-  /**
-   * Retire the account's lease, then take a new one. Returns the balance when it does not cover `micros`
-   * once every retired lease of the account is given back.
-   */
+  /** End the account's lease, then take a new one. Returns the balance when it does not cover `micros`. */
   async #renew(accountId: string, micros: number): Promise<number | undefined> {
     await this.#end(accountId);
-    const take = () =>
-      placeHold(this.db, {
-        accountId,
-        micros,
-        take: (balance) => Math.min(this.opts.leaseMicros, micros + Math.floor((balance - micros) / 2)),
-        route: "lease",
-        ttlMs: this.opts.leaseMs + (this.opts.maxReservationMs ?? 0) + 60_000,
-      });
-    let hold = await take();
-    const settling = this.#of(accountId).flatMap((l) => (l.retired ? [l.retired.closed] : []));
-    if (!hold.ok && settling.length > 0) {
-      await Promise.all(settling);
-      hold = await take();
-    }
+    const hold = await placeHold(this.db, {
+      accountId,
+      micros,
+      take: (balance) => Math.min(this.opts.leaseMicros, micros + Math.floor((balance - micros) / 2)),
+      route: "lease",
+      ttlMs: this.opts.leaseMs + (this.opts.maxReservationMs ?? 0) + 60_000,
+    });
     if (!hold.ok) return hold.balanceMicros;
     this.#leases.set(accountId, {
       accountId,
@@ -238,27 +250,38 @@ export class BalanceLeases {
     return lease.writing;
   }
 
-  /** The account's lease takes no more calls: given back now, or once its reservations settle. */
+  /**
+   * The account's lease takes no more calls: given back now, or, with reservations in flight, retired:
+   * what none of them set aside goes back now, the rest once they settle.
+   */
   async #end(accountId: string): Promise<void> {
     const lease = this.#leases.get(accountId);
     if (!lease) return;
     this.#leases.delete(accountId);
     if (lease.inFlight === 0) return this.#giveBack(lease);
-    let close = () => {};
-    const closed = new Promise<void>((resolve) => {
-      close = () => {
-        this.#retired.delete(lease);
-        resolve(this.#giveBack(lease).catch(this.onError));
-      };
-    });
-    lease.retired = { closed, close };
+    lease.retired = true;
     this.#retired.add(lease);
+    const free = lease.left;
+    lease.left = 0;
+    await releaseFromHold(
+      this.db,
+      lease.holdId,
+      free,
+      "balance lease retired: what no running call set aside",
+    );
   }
 
-  async #giveBack(lease: Lease): Promise<void> {
-    lease.givenBack = true;
-    await this.#write(lease);
-    await settleHold(this.db, lease.holdId, 0, "balance lease returned");
+  /** Write the lease's calls and close its hold, giving back the rest; once. */
+  #giveBack(lease: Lease): Promise<void> {
+    lease.givingBack ??= (async () => {
+      try {
+        await this.#write(lease);
+        await settleHold(this.db, lease.holdId, 0, "balance lease returned");
+      } finally {
+        this.#retired.delete(lease);
+      }
+    })();
+    return lease.givingBack;
   }
 
   #tick(): void {
@@ -270,8 +293,19 @@ export class BalanceLeases {
       else void this.#write(lease);
     }
     // A retired lease's settled calls are written as they come, not when its last call ends.
-    for (const lease of this.#retired) void this.#write(lease);
+    for (const lease of this.#retired) if (!lease.givingBack) void this.#write(lease);
   }
+}
+
+/** A settled call's row in its lease, for a refund. */
+interface Written {
+  lease: Lease;
+  row: Unwritten;
+}
+
+/** A reservation whose settlement tells where its row went (see BalanceLeases.charge). */
+interface Reservation extends LeaseReservation {
+  settle(micros: number, alongside?: LeaseWrite): Written | undefined;
 }
 
 const writesOf = (rows: readonly Unwritten[]): LeaseWrite[] =>

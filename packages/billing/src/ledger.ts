@@ -186,31 +186,58 @@ async function captureIn(tx: Tx, hold: typeof holds.$inferSelect, micros: number
 
 async function closeIn(tx: Tx, hold: typeof holds.$inferSelect, note?: string) {
   const rest = hold.amountMicros - hold.capturedMicros - hold.refundedMicros;
-  let balance: number | undefined;
-  if (rest > 0) {
-    const [row] = await tx
-      .update(accounts)
-      .set({ balanceMicros: sql`${accounts.balanceMicros} + ${rest}` })
-      .where(eq(accounts.id, hold.accountId))
-      .returning({ balance: accounts.balanceMicros });
-    balance = row?.balance;
-    await tx.insert(ledgerEntries).values({
-      accountId: hold.accountId,
-      kind: "refund",
-      amountMicros: rest,
-      heldMicros: -rest,
-      balanceAfterMicros: balance ?? null,
-      holdId: hold.id,
-      route: hold.route,
-      requestId: hold.requestId,
-      note: note ?? null,
-    });
-  }
+  await refundIn(tx, hold, rest, note);
   await tx
     .update(holds)
     .set({ status: "closed", refundedMicros: sql`${holds.refundedMicros} + ${rest}`, closedAt: new Date() })
     .where(eq(holds.id, hold.id));
   return { capturedMicros: hold.capturedMicros, refundedMicros: hold.refundedMicros + rest };
+}
+
+/** Put `micros` of a hold back in its account's balance, with its ledger row (the hold's own row is the caller's). */
+async function refundIn(tx: Tx, hold: typeof holds.$inferSelect, micros: number, note?: string) {
+  if (micros <= 0) return;
+  const [row] = await tx
+    .update(accounts)
+    .set({ balanceMicros: sql`${accounts.balanceMicros} + ${micros}` })
+    .where(eq(accounts.id, hold.accountId))
+    .returning({ balance: accounts.balanceMicros });
+  await tx.insert(ledgerEntries).values({
+    accountId: hold.accountId,
+    kind: "refund",
+    amountMicros: micros,
+    heldMicros: -micros,
+    balanceAfterMicros: row?.balance ?? null,
+    holdId: hold.id,
+    route: hold.route,
+    requestId: hold.requestId,
+    note: note ?? null,
+  });
+}
+
+/**
+ * Give back part of an open hold, which stays open for the rest (a balance lease that takes no more calls
+ * while some are still running: what none of them set aside). Returns what was given back.
+ */
+export async function releaseFromHold(
+  db: Db,
+  holdId: string,
+  micros: number,
+  note?: string,
+): Promise<number> {
+  if (micros <= 0) return 0;
+  return db.transaction(async (tx) => {
+    const hold = await lockOpenHold(tx, holdId);
+    if (!hold) return 0;
+    const take = Math.min(micros, hold.amountMicros - hold.capturedMicros - hold.refundedMicros);
+    if (take <= 0) return 0;
+    await refundIn(tx, hold, take, note);
+    await tx
+      .update(holds)
+      .set({ refundedMicros: sql`${holds.refundedMicros} + ${take}` })
+      .where(eq(holds.id, hold.id));
+    return take;
+  });
 }
 
 export interface Settlement {

@@ -2,7 +2,7 @@ import type { BalanceLeases } from "@browserfleet/billing";
 import { usd } from "@browserfleet/pricing";
 import { type CallBooks, insufficient, statusOf, type WayOfPaying } from "./way-of-paying.ts";
 
-export type Leases = Pick<BalanceLeases, "charge" | "refund" | "reserve">;
+export type Leases = Pick<BalanceLeases, "charge" | "reserve">;
 
 /**
  * An API key's balance, for a call whose quote is final before the work (served wholly from cache): the
@@ -27,7 +27,7 @@ export function balanceLease(deps: { leases: Leases; books: CallBooks }, account
           books.usage(200, entry.micros, { accountId });
         },
         async cancel(failure) {
-          await leases.refund(entry);
+          await charged.refund();
           books.usage(statusOf(failure), 0, { accountId });
         },
       };

@@ -68,13 +68,14 @@ export async function findSession(db: Db, id: string): Promise<SessionRow | unde
 
 /**
  * Take the minutes an act bills: only one of two concurrent acts gets them, so no minute is charged
- * twice. Returns false when another act already billed them.
+ * twice. Returns false when another act already billed them, or the session has ended (its end bills
+ * its minutes).
  */
 export async function claimMinutes(db: Db, id: string, from: number, to: number): Promise<boolean> {
   const rows = await db
     .update(sessions)
     .set({ billedMinutes: to })
-    .where(and(eq(sessions.id, id), eq(sessions.billedMinutes, from)))
+    .where(and(eq(sessions.id, id), eq(sessions.billedMinutes, from), eq(sessions.status, "open")))
     .returning({ id: sessions.id });
   return rows.length === 1;
 }
