@@ -18,17 +18,19 @@
  * is what the SDK client costs on its own here, with a whole scrape's work between two of its calls
  * (several times what it costs in a loop of its own: bench/mcp-overhead/client-cost.ts).
  *
- *   npm run bench:mcp-overhead -- [--rounds 40] [--cached] [--page /article] [--client-cost]
+ * With --clients-apart, every call is made from a process of its own (bench/mcp-overhead/calls.ts), as an
+ * agent's client is, instead of from the process that runs the api and the worker.
+ *
+ *   npm run bench:mcp-overhead -- [--rounds 40] [--cached] [--page /article] [--client-cost] [--clients-apart]
  *
  * --cached asks for maxAge so both are served from the render cache, which makes the protocol's own
  * cost most visible (a render is ~90% browser time).
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startStack } from "../../test/helpers/stack.ts";
+import { type CallsOptions, measureCalls, type Timings } from "./calls.ts";
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     cached: { type: "boolean", default: false },
     page: { type: "string", default: "/article" },
     "client-cost": { type: "boolean", default: false },
+    "clients-apart": { type: "boolean", default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -48,121 +51,32 @@ const request = {
   formats: ["markdown"],
   ...(values.cached ? { maxAge: 3_600_000 } : {}),
 };
-
-const client = new Client({ name: "bench", version: "1.0.0" });
-await client.connect(
-  new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
-  }),
-);
-
-/** fetch with a signal of its own per request, following the caller's until the answer's headers. */
-const ownSignalFetch: typeof fetch = async (url, init) => {
-  const outer = init?.signal;
-  if (!outer) return fetch(url, init);
-  const own = new AbortController();
-  const abort = () => own.abort(outer.reason);
-  if (outer.aborted) abort();
-  else outer.addEventListener("abort", abort, { once: true });
-  try {
-    return await fetch(url, { ...init, signal: own.signal });
-  } finally {
-    outer.removeEventListener("abort", abort);
-  }
+const calls: CallsOptions = {
+  apiUrl: stack.api.url,
+  key: stack.key,
+  request,
+  rounds,
+  clientCost: values["client-cost"] ?? false,
 };
-const ownSignalClient = new Client({ name: "bench", version: "1.0.0" });
-await ownSignalClient.connect(
-  new StreamableHTTPClientTransport(new URL(`${stack.api.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
-    fetch: ownSignalFetch,
-  }),
-);
 
-async function rest(): Promise<number> {
-  const t = performance.now();
-  const r = await fetch(`${stack.api.url}/web/v1/scrape`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${stack.key}` },
-    body: JSON.stringify(request),
-  });
-  const body = (await r.json()) as { data?: { markdown?: string } };
-  if (r.status !== 200 || !body.data?.markdown)
-    throw new Error(`REST scrape failed: ${JSON.stringify(body)}`);
-  return performance.now() - t;
-}
-
-let rpcId = 0;
-async function jsonRpc(url = `${stack.api.url}/mcp`): Promise<number> {
-  const t = performance.now();
-  const r = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-      authorization: `Bearer ${stack.key}`,
+/** The calls made by a process of their own; its timings from its stdout. */
+async function measureApart(opts: CallsOptions): Promise<Timings> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", fileURLToPath(new URL("./calls.ts", import.meta.url))],
+    {
+      env: { ...process.env, BENCH_CALLS: JSON.stringify(opts) },
+      stdio: ["ignore", "pipe", "inherit"],
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: ++rpcId,
-      method: "tools/call",
-      params: { name: "web_scrape", arguments: request },
-    }),
-  });
-  const body = (await r.json()) as { result?: { isError?: boolean; structuredContent?: unknown } };
-  if (r.status !== 200 || !body.result || body.result.isError)
-    throw new Error(`JSON-RPC web_scrape failed: ${JSON.stringify(body)}`);
-  return performance.now() - t;
-}
-
-async function mcp(through = client): Promise<number> {
-  const t = performance.now();
-  const r = await through.callTool({ name: "web_scrape", arguments: request });
-  if (r.isError) throw new Error(`web_scrape failed: ${JSON.stringify(r.content)}`);
-  return performance.now() - t;
-}
-const mcpOwnSignal = () => mcp(ownSignalClient);
-
-/** --client-cost: a server that answers tools/call with our last answer's bytes (its id replaced). */
-let replay = "";
-const trivial = createServer((req, res) => {
-  if (req.method !== "POST") return void res.writeHead(405).end();
-  let body = "";
-  req.on("data", (chunk) => {
-    body += chunk;
-  });
-  req.on("end", () => {
-    const msg = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
-    if (msg.id === undefined) return void res.writeHead(202).end();
-    const answer =
-      msg.method === "initialize"
-        ? JSON.stringify({
-            jsonrpc: "2.0",
-            id: msg.id,
-            result: {
-              protocolVersion: msg.params?.protocolVersion,
-              capabilities: { tools: {} },
-              serverInfo: { name: "trivial", version: "1" },
-            },
-          })
-        : replay.replace(/^\{"jsonrpc":"2\.0","id":\d+,/, `{"jsonrpc":"2.0","id":${msg.id},`);
-    res.writeHead(200, { "content-type": "application/json" }).end(answer);
-  });
-});
-const trivialUrl = values["client-cost"]
-  ? await new Promise<string>((resolve) =>
-      trivial.listen(0, "127.0.0.1", () =>
-        resolve(`http://127.0.0.1:${(trivial.address() as AddressInfo).port}/mcp`),
-      ),
-    )
-  : "";
-const trivialClient = new Client({ name: "bench", version: "1.0.0" });
-if (trivialUrl)
-  await trivialClient.connect(
-    new StreamableHTTPClientTransport(new URL(trivialUrl), {
-      requestInit: { headers: { authorization: `Bearer ${stack.key}` } },
-    }),
   );
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`the calls' process exited with ${code}`);
+  return JSON.parse(out) as Timings;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!;
@@ -170,65 +84,12 @@ const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 const p10 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.1)]!;
 
 try {
-  // Warm both paths (and the cache, with --cached).
-  for (let i = 0; i < 3; i++) {
-    await rest();
-    await mcp();
-    await jsonRpc();
-    await mcpOwnSignal();
-  }
-  if (trivialUrl) {
-    const r = await fetch(`${stack.api.url}/mcp`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${stack.key}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "web_scrape", arguments: request },
-      }),
-    });
-    replay = await r.text();
-    if (!replay.startsWith('{"jsonrpc":"2.0","id":1,')) throw new Error(`unexpected answer: ${replay}`);
-    for (let i = 0; i < 3; i++) {
-      await mcp(trivialClient);
-      await jsonRpc(trivialUrl);
-    }
-  }
-  const restMs: number[] = [];
-  const mcpMs: number[] = [];
-  const rpcMs: number[] = [];
-  const ownMs: number[] = [];
-  const trivialSdkMs: number[] = [];
-  const trivialRpcMs: number[] = [];
-  const trivialCalls = async () => {
-    if (!trivialUrl) return;
-    trivialSdkMs.push(await mcp(trivialClient));
-    trivialRpcMs.push(await jsonRpc(trivialUrl));
-  };
-  for (let i = 0; i < rounds; i++) {
-    // Alternate which goes first, so neither always meets a warmer worker.
-    if (i % 2 === 0) {
-      restMs.push(await rest());
-      mcpMs.push(await mcp());
-      rpcMs.push(await jsonRpc());
-      ownMs.push(await mcpOwnSignal());
-      await trivialCalls();
-    } else {
-      await trivialCalls();
-      ownMs.push(await mcpOwnSignal());
-      rpcMs.push(await jsonRpc());
-      mcpMs.push(await mcp());
-      restMs.push(await rest());
-    }
-  }
+  const { restMs, mcpMs, rpcMs, ownMs, trivialSdkMs, trivialRpcMs } = values["clients-apart"]
+    ? await measureApart(calls)
+    : await measureCalls(calls);
   const f = (x: number) => `${x.toFixed(2)} ms`;
   console.log(
-    `mcp-overhead: ${rounds} interleaved rounds, ${values.cached ? "cached (maxAge)" : "rendered"} scrape`,
+    `mcp-overhead: ${rounds} interleaved rounds, ${values.cached ? "cached (maxAge)" : "rendered"} scrape${values["clients-apart"] ? ", the calls from a process of their own" : ""}`,
   );
   console.log(
     `  REST POST /web/v1/scrape   median ${f(median(restMs))}  p10 ${f(p10(restMs))}  p95 ${f(p95(restMs))}`,
@@ -256,7 +117,7 @@ try {
   console.log(
     `  ratio mcp-own-signal/rest at the median: ${ownRatio.toFixed(3)} (SDK client, signal per fetch)`,
   );
-  if (trivialUrl) {
+  if (calls.clientCost) {
     const us = (x: number) => `${(x * 1000).toFixed(0)} µs`;
     console.log(
       `  SDK client's own cost here (against a trivial server replaying our answer): median ${us(median(trivialSdkMs) - median(trivialRpcMs))}, p10 ${us(p10(trivialSdkMs) - p10(trivialRpcMs))} over a plain fetch`,
@@ -266,9 +127,5 @@ try {
     );
   }
 } finally {
-  await client.close();
-  await ownSignalClient.close();
-  await trivialClient.close();
-  trivial.close();
   await stack.stop();
 }
