@@ -66,7 +66,11 @@ interface Lease {
   givingBack?: Promise<void>;
 }
 
-type Unwritten = Omit<Charge, "accountId"> & { alongside?: LeaseWrite };
+type Unwritten = Omit<Charge, "accountId"> & {
+  alongside?: LeaseWrite;
+  /** Written to the ledger, or dropped (its hold was closed first: not charged). */
+  outcome?: "written" | "dropped";
+};
 
 /**
  * Final charges from a balance lease: the replica takes up to `leaseMicros` of an account's balance as
@@ -161,19 +165,31 @@ export class BalanceLeases {
     return { settle: (micros, alongside) => done(micros, alongside), release: () => void done(0) };
   }
 
-  /** Give back a final charge whose work failed after all: from its lease if not written yet, else in the ledger. */
+  /**
+   * Give back a final charge whose work failed after all: from its lease while its row is not written,
+   * in the ledger once it is; nothing if its row was dropped (never charged).
+   */
   async #refund(c: Charge, written: Written | undefined): Promise<void> {
     if (!written) return;
     const { lease, row } = written;
-    const i = lease.unwritten.indexOf(row);
-    if (i >= 0 && !lease.givingBack) {
-      lease.unwritten.splice(i, 1);
-      lease.left += row.micros;
-      return;
+    for (;;) {
+      if (row.outcome === "written") return refundCharge(this.db, c);
+      if (row.outcome === "dropped") return;
+      const i = lease.unwritten.indexOf(row);
+      if (i >= 0 && !lease.givingBack) {
+        lease.unwritten.splice(i, 1);
+        lease.left += row.micros;
+        return;
+      }
+      if (lease.givingBack) {
+        // Written by the give-back, or never (its hold closed without it): either way settled now.
+        await lease.givingBack.catch(() => {});
+        if (row.outcome === "written") return refundCharge(this.db, c);
+        return;
+      }
+      // On its way to the ledger: wait for that write to end, then look again.
+      await lease.writing;
     }
-    // Written, or on its way: the ledger gives it back once its row is there.
-    await lease.writing;
-    await refundCharge(this.db, c);
   }
 
   /** Write the account's captured calls now (before its balance is shown). */
@@ -238,7 +254,9 @@ export class BalanceLeases {
       const rows = lease.unwritten.splice(0);
       if (rows.length === 0) return;
       try {
-        if (!(await captureMany(this.db, lease.holdId, rows, writesOf(rows))))
+        const captured = await captureMany(this.db, lease.holdId, rows, writesOf(rows));
+        for (const r of rows) r.outcome = captured ? "written" : "dropped";
+        if (!captured)
           this.onError(
             new Error(`lease ${lease.holdId} was closed before ${rows.length} calls were written`),
           );
