@@ -95,6 +95,8 @@ export class BalanceLeases {
   /** Accounts whose lease is being ended or taken: their calls wait for it. */
   readonly #changing = new Map<string, Promise<unknown>>();
   readonly #timer: NodeJS.Timeout;
+  /** Closed (shutdown): no lease is taken any more. */
+  #closed = false;
 
   constructor(
     private readonly db: Db,
@@ -141,6 +143,7 @@ export class BalanceLeases {
         await changing.catch(() => {});
         continue;
       }
+      if (this.#closed) throw new Error("balance leases are closed: the api is shutting down");
       const refused = await this.#exclusive(c.accountId, () => this.#renew(c.accountId, c.micros));
       if (refused !== undefined) return { ok: false, balanceMicros: refused };
     }
@@ -149,8 +152,17 @@ export class BalanceLeases {
   #reservation(lease: Lease, c: Charge): Reservation {
     let open = true;
     const done = (micros: number, alongside?: LeaseWrite): Written | undefined => {
-      if (!open || lease.givingBack) return undefined;
+      if (!open) return undefined;
       open = false;
+      if (lease.givingBack) {
+        if (micros > 0 || alongside)
+          this.onError(
+            new Error(
+              `call ${c.requestId ?? ""} ended after lease ${lease.holdId} was given back: not charged`,
+            ),
+          );
+        return undefined;
+      }
       const take = Math.max(0, Math.min(micros, c.micros));
       lease.left += c.micros - take;
       lease.inFlight--;
@@ -202,6 +214,7 @@ export class BalanceLeases {
    * reservation still in flight then is not charged.
    */
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#timer);
     await Promise.allSettled([...this.#changing.values()]);
     const all = [...this.#leases.values(), ...this.#retired];
@@ -294,6 +307,12 @@ export class BalanceLeases {
     lease.givingBack ??= (async () => {
       try {
         await this.#write(lease);
+        // A failed write put its rows back: once more, else they go uncharged with the hold's rest.
+        if (lease.unwritten.length > 0) await this.#write(lease);
+        if (lease.unwritten.length > 0)
+          this.onError(
+            new Error(`lease ${lease.holdId}: ${lease.unwritten.length} calls not written, not charged`),
+          );
         await settleHold(this.db, lease.holdId, 0, "balance lease returned");
       } finally {
         this.#retired.delete(lease);
