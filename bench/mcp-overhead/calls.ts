@@ -31,6 +31,21 @@ export interface Timings {
   trivialRpcMs: number[];
 }
 
+/** fetch with a signal of its own per request, following the caller's until the answer's headers. */
+export const ownSignalFetch: typeof fetch = async (input, init) => {
+  const outer = init?.signal;
+  if (!outer) return fetch(input, init);
+  const own = new AbortController();
+  const abort = () => own.abort(outer.reason);
+  if (outer.aborted) abort();
+  else outer.addEventListener("abort", abort, { once: true });
+  try {
+    return await fetch(input, { ...init, signal: own.signal });
+  } finally {
+    outer.removeEventListener("abort", abort);
+  }
+};
+
 export async function measureCalls(opts: CallsOptions): Promise<Timings> {
   const { request } = opts;
   const client = new Client({ name: "bench", version: "1.0.0" });
@@ -40,20 +55,6 @@ export async function measureCalls(opts: CallsOptions): Promise<Timings> {
     }),
   );
 
-  /** fetch with a signal of its own per request, following the caller's until the answer's headers. */
-  const ownSignalFetch: typeof fetch = async (url, init) => {
-    const outer = init?.signal;
-    if (!outer) return fetch(url, init);
-    const own = new AbortController();
-    const abort = () => own.abort(outer.reason);
-    if (outer.aborted) abort();
-    else outer.addEventListener("abort", abort, { once: true });
-    try {
-      return await fetch(url, { ...init, signal: own.signal });
-    } finally {
-      outer.removeEventListener("abort", abort);
-    }
-  };
   const ownSignalClient = new Client({ name: "bench", version: "1.0.0" });
   await ownSignalClient.connect(
     new StreamableHTTPClientTransport(new URL(`${opts.apiUrl}/mcp`), {

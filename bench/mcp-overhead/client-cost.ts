@@ -15,6 +15,7 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ownSignalFetch } from "./calls.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "4000" } } });
 const rounds = Number(values.rounds);
@@ -54,20 +55,6 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 const args = { url: "http://example.test/article", formats: ["markdown"] };
 
-/** fetch with a signal of its own per request, following the caller's until the answer's headers. */
-const ownSignalFetch: typeof fetch = async (input, init) => {
-  const outer = init?.signal;
-  if (!outer) return fetch(input, init);
-  const own = new AbortController();
-  const abort = () => own.abort(outer.reason);
-  if (outer.aborted) abort();
-  else outer.addEventListener("abort", abort, { once: true });
-  try {
-    return await fetch(input, { ...init, signal: own.signal });
-  } finally {
-    outer.removeEventListener("abort", abort);
-  }
-};
 const noSignalFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: undefined });
 
 async function sdkClient(fetchFn?: typeof fetch): Promise<Client> {

@@ -1,6 +1,12 @@
 import type { BalanceLeases } from "@browserfleet/billing";
 import { usd } from "@browserfleet/pricing";
-import { type CallBooks, insufficient, statusOf, type WayOfPaying } from "./way-of-paying.ts";
+import {
+  bookAccountCharge,
+  type CallBooks,
+  insufficient,
+  statusOf,
+  type WayOfPaying,
+} from "./way-of-paying.ts";
 
 export type Leases = Pick<BalanceLeases, "charge" | "reserve">;
 
@@ -53,13 +59,8 @@ export function leaseReservation(deps: { leases: Leases; books: CallBooks }, acc
         throw insufficient(quote, reserved.balanceMicros);
       }
       const { reservation } = reserved;
-      const booked = (actualMicros: number) => {
-        const charged = Math.max(0, Math.min(actualMicros, quote));
-        books.charged("account", charged);
-        if (quote > charged) books.refunded(quote - charged);
-        books.setHeader("X-Charged-Usd", usd(charged));
-        books.usage(200, charged, { accountId });
-      };
+      const booked = (actualMicros: number) =>
+        bookAccountCharge(books, accountId, quote, Math.max(0, Math.min(actualMicros, quote)));
       return {
         payer: { kind: "account", accountId },
         async commit(actualMicros) {

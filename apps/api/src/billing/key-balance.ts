@@ -1,7 +1,7 @@
 import { type HoldResult, placeHold, type Settlement, settleHold } from "@browserfleet/billing";
 import type { Db } from "@browserfleet/db";
-import { usd } from "@browserfleet/pricing";
 import {
+  bookAccountCharge,
   type CallBooks,
   type HoldRequest,
   insufficient,
@@ -42,13 +42,8 @@ export function keyBalance(deps: { holds: Holds; books: CallBooks }, accountId: 
         books.usage(402, 0, { accountId });
         throw insufficient(quote, hold.balanceMicros);
       }
-      const booked = (settled: Settlement | undefined) => {
-        const charged = settled?.capturedMicros ?? 0;
-        books.charged("account", charged);
-        if (quote > charged) books.refunded(quote - charged);
-        books.setHeader("X-Charged-Usd", usd(charged));
-        books.usage(200, charged, { accountId });
-      };
+      const booked = (settled: Settlement | undefined) =>
+        bookAccountCharge(books, accountId, quote, settled?.capturedMicros ?? 0);
       return {
         payer: { kind: "account", accountId },
         commit: async (actualMicros) => booked(await holds.settle(hold.holdId, actualMicros)),

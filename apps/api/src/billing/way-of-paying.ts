@@ -116,6 +116,19 @@ export async function runPaid<T>(
 
 export const price = (micros: number) => ({ usd: usd(micros), micros });
 
+/** An account's call that set `quoteMicros` aside came to `chargedMicros`: its books, its header. */
+export function bookAccountCharge(
+  books: CallBooks,
+  accountId: string,
+  quoteMicros: number,
+  chargedMicros: number,
+): void {
+  books.charged("account", chargedMicros);
+  if (quoteMicros > chargedMicros) books.refunded(quoteMicros - chargedMicros);
+  books.setHeader("X-Charged-Usd", usd(chargedMicros));
+  books.usage(200, chargedMicros, { accountId });
+}
+
 export const statusOf = (err: unknown) => (err instanceof ApiError ? err.status : 500);
 
 export const insufficient = (quote: number, balance: number) =>
