@@ -6,6 +6,7 @@ import { connect, createServer } from "node:net";
 import { ChromiumMissingError } from "@browserfleet/browser";
 import { MissingBinaryError } from "@browserfleet/bus";
 import { type Config, configSchema } from "@browserfleet/config";
+import { PostgresSetupError } from "@browserfleet/db";
 
 /** A failure whose message is already the one line to show. */
 export class StartError extends Error {}
@@ -146,11 +147,27 @@ export function oneLine(text: string, max = 400): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** A program that could not be run, by its path, with what to do about it. */
+function spawnFailure(e: NodeJS.ErrnoException & { path?: string }, during?: string): string {
+  const what = `${during ? `${during}: ` : ""}${e.path ?? "a program"}`;
+  if (e.code === "ENOENT")
+    return `${what} was not found: reinstall the dependencies with \`npm ci\` (or install the program)`;
+  if (e.code === "EACCES")
+    return `${what} cannot be run by this user (permission denied): check the mode of the file and of every folder on its path`;
+  return `${what} could not be run (${e.code ?? e.message})`;
+}
+
 /** One line for a failure during start-up; `during` names the part that was starting. */
 export function explain(err: unknown, config: Config | undefined, during?: string): string {
-  if (err instanceof StartError || err instanceof ChromiumMissingError || err instanceof MissingBinaryError)
+  if (
+    err instanceof StartError ||
+    err instanceof ChromiumMissingError ||
+    err instanceof MissingBinaryError ||
+    err instanceof PostgresSetupError
+  )
     return oneLine(err.message);
-  const e = err as NodeJS.ErrnoException & { port?: number };
+  const e = err as NodeJS.ErrnoException & { port?: number; path?: string };
+  if (e?.syscall?.startsWith("spawn")) return spawnFailure(e, during);
   if ((e?.code === "EADDRINUSE" || e?.code === "EACCES") && config) {
     const setting = [
       ...listenPorts(config),

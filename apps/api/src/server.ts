@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import {
   BalanceLeases,
   reapExpiredHolds,
@@ -23,10 +23,41 @@ import { WorkerDirectory } from "./worker-directory.ts";
 export interface RunningApi {
   url: string;
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stop taking requests, let those in flight finish for up to `graceMs` (their callers get their answer),
+   * then close what is left and the api's own connections.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 const REAP_EVERY_MS = 30_000;
+
+/** A closing server's requests in flight; resolves when none is left (or at once when none was). */
+function trackInFlight(server: Server): { drained(): Promise<void> } {
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+  let onDrained: (() => void) | undefined;
+  // A closing server answers on a connection that then ends, so the caller does not send on it again.
+  const last = (res: ServerResponse) => {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+  };
+  server.on("request", (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    if (closing) last(res);
+    res.once("close", () => {
+      inFlight.delete(res);
+      if (closing) setImmediate(() => server.closeIdleConnections());
+      if (inFlight.size === 0) onDrained?.();
+    });
+  });
+  return {
+    drained() {
+      closing = true;
+      for (const res of inFlight) last(res);
+      return inFlight.size === 0 ? Promise.resolve() : new Promise((r) => (onDrained = r));
+    },
+  };
+}
 
 async function walletPayments(config: Config): Promise<X402Payments | undefined> {
   if (!config.X402_PAY_TO) return undefined;
@@ -109,18 +140,27 @@ export async function startApi(
     s.once("error", reject);
   });
   server.keepAliveTimeout = 65_000;
+  const requests = trackInFlight(server);
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    async close() {
+    async close(graceMs = 0) {
       clearInterval(reaper);
       endedSessions.unsubscribe();
       stopSweeper();
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        requests.drained(),
+        new Promise<void>((r) => {
+          timer = setTimeout(r, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      server.closeAllConnections();
+      await closed;
       await workers.stop();
       await nc.drain().catch(() => {});
       await usage.close();

@@ -8,6 +8,8 @@ export const configSchema = z.object({
   HOST: z.string().default("0.0.0.0"),
   NATS_URL: z.string().optional(),
   DATA_DIR: z.string().default(".data"),
+  /** `npm start`: how long a stop (Ctrl-C, SIGTERM) may take before what still runs is killed. */
+  SHUTDOWN_TIMEOUT_MS: intFrom(15_000, 1000),
   BROWSER_SLOTS: intFrom(4, 1),
   BROWSER_METRICS_PORT: intFrom(9464),
   /** Keep a fresh context (with a blank page) ready in each free slot, for scrapes with default context options. */
@@ -55,6 +57,11 @@ export const configSchema = z.object({
   /** Postgres; without it `npm start` runs an embedded PostgreSQL with its data in DATA_DIR/postgres. */
   DATABASE_URL: z.string().optional(),
   POSTGRES_PORT: intFrom(54329, 1),
+  /**
+   * As root the embedded PostgreSQL runs as the `postgres` user; when that user cannot enter DATA_DIR (a
+   * clone in root's home), its binaries and cluster go here instead, and DATA_DIR/postgres links to it.
+   */
+  EMBEDDED_POSTGRES_DIR: z.string().min(1).default("/var/lib/browserfleet"),
 
   /** How long the api remembers a valid API key; a revocation takes effect within this time (0: never remember). */
   KEY_CACHE_MS: intFrom(2000),

@@ -6,6 +6,8 @@ export interface DatabaseLocation {
   /** Where it came from, for the start-up log. */
   describe: string;
   stop(): Promise<void>;
+  /** An embedded server that would not stop: asked for an immediate shutdown. */
+  kill?(): void;
 }
 
 /**
@@ -16,16 +18,23 @@ export async function locateDatabase(cfg: {
   DATABASE_URL?: string;
   DATA_DIR: string;
   POSTGRES_PORT: number;
+  EMBEDDED_POSTGRES_DIR?: string;
 }): Promise<DatabaseLocation> {
   if (cfg.DATABASE_URL) {
     const u = new URL(cfg.DATABASE_URL);
     return { url: cfg.DATABASE_URL, describe: `PostgreSQL at ${u.host}${u.pathname}`, stop: async () => {} };
   }
   const dataDir = resolve(cfg.DATA_DIR, "postgres");
-  const pg = await startLocalPostgres({ dataDir, port: cfg.POSTGRES_PORT });
+  const pg = await startLocalPostgres({
+    dataDir,
+    port: cfg.POSTGRES_PORT,
+    embeddedHome: cfg.EMBEDDED_POSTGRES_DIR,
+  });
+  const where = pg.clusterDir === dataDir ? dataDir : `${pg.clusterDir}, linked from ${dataDir}`;
   return {
     url: pg.url,
-    describe: `${pg.owned ? "embedded" : "running embedded"} PostgreSQL on ${new URL(pg.url).host} (data in ${dataDir})`,
+    describe: `${pg.owned ? "embedded" : "running embedded"} PostgreSQL on ${new URL(pg.url).host} (data in ${where})`,
     stop: pg.stop,
+    kill: pg.kill,
   };
 }
