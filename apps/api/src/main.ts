@@ -15,7 +15,8 @@ try {
   console.log(`api listening on ${api.url}`);
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.once(sig, async () => {
-      await api.close();
+      // Calls in flight get their answers first (the pod's grace period is 30 s).
+      await api.close(Math.round(config.SHUTDOWN_TIMEOUT_MS * 0.6));
       process.exit(0);
     });
   }
