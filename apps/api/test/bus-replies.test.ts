@@ -17,7 +17,7 @@ import { readReply } from "../src/bus-replies.ts";
 import type { ApiContext } from "../src/context.ts";
 import { ApiError } from "../src/errors.ts";
 import { createApiMetrics } from "../src/metrics.ts";
-import { browserTask } from "../src/operations/shared.ts";
+import { sendBrowserTask } from "../src/operations/shared.ts";
 
 const newMetrics = () =>
   createApiMetrics({
@@ -87,7 +87,7 @@ describe("a reply the api cannot read", () => {
         deadline: Date.now() + 5000,
         request: scrapeRequest.parse({ url: "https://example.com/" }),
       };
-      await assert.rejects(browserTask(ctx, task, 5000, "scrape"), (err) => {
+      await assert.rejects(sendBrowserTask(ctx, task, 5000, "scrape"), (err) => {
         assert.ok(err instanceof ApiError);
         assert.equal(err.status, 500);
         assert.equal(err.code, "internal");

@@ -131,12 +131,3 @@ async function takeIn(tx: Tx, job: JobRow, candidates: NewPage[]): Promise<numbe
  * jobs, written out qualified (drizzle leaves column names bare there, and both tables have an id).
  */
 const openPages = sql<boolean>`exists (select 1 from job_pages p where p.job_id = jobs.id and p.status in ('queued', 'dispatched'))`;
-
-export async function hasOpenPages(tx: Tx | Db, jobId: string): Promise<boolean> {
-  const [row] = await tx
-    .select({ id: jobPages.id })
-    .from(jobPages)
-    .where(and(eq(jobPages.jobId, jobId), inArray(jobPages.status, ["queued", "dispatched"])))
-    .limit(1);
-  return row !== undefined;
-}

@@ -25,11 +25,11 @@ export function isCacheable(req: ScrapeRequest): boolean {
   if (r?.auth !== undefined) return false;
   if (r?.cookies !== undefined && r.cookies.length > 0) return false;
   if (r?.headers !== undefined && Object.keys(r.headers).length > 0) return false;
-  return normalizeUrl(req.url) !== undefined;
+  return cacheUrl(req.url) !== undefined;
 }
 
 /** The URL as cached: the #fragment never reaches the server, so it is dropped; the query is kept as is. */
-export function normalizeUrl(url: string): string | undefined {
+export function cacheUrl(url: string): string | undefined {
   try {
     const u = new URL(url);
     u.hash = "";
@@ -46,7 +46,7 @@ export function normalizeUrl(url: string): string | undefined {
  */
 export function cacheKeyFor(req: ScrapeRequest, format: Format, scope?: string): string | undefined {
   if (!isCacheable(req)) return undefined;
-  const url = normalizeUrl(req.url as string) as string;
+  const url = cacheUrl(req.url as string) as string;
   const material = {
     v: KEY_VERSION,
     url,

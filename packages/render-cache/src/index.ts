@@ -1,2 +1,2 @@
-export { cacheKeyFor, canonicalJson, isCacheable, normalizeUrl } from "./cache-key.ts";
+export { cacheKeyFor, cacheUrl, canonicalJson, isCacheable } from "./cache-key.ts";
 export { type CacheHit, RenderCache, type RenderCacheOptions, responseFromCache } from "./render-cache.ts";

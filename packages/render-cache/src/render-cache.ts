@@ -2,7 +2,7 @@ import { FORMATS, type Format, type ScrapeRequest, type ScrapeResponse } from "@
 import { type Database, schema } from "@browserfleet/db";
 import { and, gt, gte, inArray, sql } from "drizzle-orm";
 import { Counter, type Registry } from "prom-client";
-import { cacheKeyFor, isCacheable, normalizeUrl } from "./cache-key.ts";
+import { cacheKeyFor, cacheUrl, isCacheable } from "./cache-key.ts";
 
 const { cacheEntries, jobPages } = schema;
 
@@ -244,7 +244,7 @@ export class RenderCache {
   async store(req: ScrapeRequest, result: ScrapeResponse, scope?: string, jobPageId?: number): Promise<void> {
     try {
       if (!isCacheable(req)) return;
-      const url = normalizeUrl(req.url as string) as string;
+      const url = cacheUrl(req.url as string) as string;
       const fromCache = new Set<string>(result.metadata.cached ?? []);
       const title = result.metadata.title ?? null;
       const rows: { key: string; format: Format; body: unknown; bytes: number }[] = [];

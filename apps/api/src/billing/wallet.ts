@@ -6,7 +6,12 @@ import {
 } from "@browserfleet/billing";
 import type { Db } from "@browserfleet/db";
 import { ApiError } from "../errors.ts";
-import { PaymentError, type Quote, type VerifiedPayment, type X402Payments } from "../payments/x402.ts";
+import {
+  PaymentError,
+  type PaymentQuote,
+  type VerifiedPayment,
+  type X402Payments,
+} from "../payments/x402.ts";
 import { type CallBooks, price, statusOf, type WayOfPaying } from "./way-of-paying.ts";
 
 /** Claims on x402 authorization nonces in PostgreSQL: a payment runs work at most once. */
@@ -30,7 +35,11 @@ export const ledgerWalletClaims = (db: Db): WalletClaims => ({
 export type Facilitator = Pick<X402Payments, "challenge" | "verify" | "settle">;
 
 /** `error` with the x402 quote in its PAYMENT-REQUIRED header, so a wallet can pay and repeat the call. */
-export function challenge(x402: Pick<X402Payments, "challenge">, quote: Quote, error: ApiError): ApiError {
+export function challenge(
+  x402: Pick<X402Payments, "challenge">,
+  quote: PaymentQuote,
+  error: ApiError,
+): ApiError {
   const c = x402.challenge({ ...quote, error: error.message });
   return new ApiError(
     error.code,

@@ -11,7 +11,7 @@ import { ALLOWANCE } from "../allowance/index.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { defineOperation, READS_WEB } from "./operation.ts";
-import { browserTask, precheckUrl, taskFailed } from "./shared.ts";
+import { precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 
 /** What one map may take on the worker: the page render (30 s at most) and the sitemaps run side by side. */
 const MAP_BUDGET_MS = 60_000;
@@ -66,7 +66,7 @@ async function paidMap(ctx: ApiContext, req: MapRequest, caller: Caller): Promis
         request: req,
         userAgent: ctx.config.CRAWL_USER_AGENT,
       };
-      const reply = await browserTask(ctx, task, budget + REPLY_SLACK_MS, "map");
+      const reply = await sendBrowserTask(ctx, task, budget + REPLY_SLACK_MS, "map");
       if (!reply.ok) throw taskFailed(reply.error, "upstream_failed");
       return { result: reply.result, chargeMicros: reply.result.success ? quote.micros : 0 };
     },

@@ -15,7 +15,7 @@ import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { defineOperation, READS_WEB } from "./operation.ts";
-import { browserTask, checkJsonOptions, precheckUrl, taskFailed } from "./shared.ts";
+import { checkJsonOptions, precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 
 /** Time the browser gets beyond the page's own wait budget, to render the formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
@@ -54,7 +54,7 @@ async function renderOnWorker(ctx: ApiContext, req: ScrapeRequest, requestId: st
     deadline: Date.now() + budget,
     request: req,
   };
-  return browserTask(ctx, task, budget, "scrape");
+  return sendBrowserTask(ctx, task, budget, "scrape");
 }
 
 function chargeFor(result: ScrapeResponse): number {

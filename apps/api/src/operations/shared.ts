@@ -39,7 +39,7 @@ export async function precheckUrl(
  * gives: 503 when no worker runs or the bus is down, 429 when the queue is full, 504 when late, 500 when
  * the reply is not what the task table declares for the task's kind.
  */
-export async function browserTask<T extends BrowserTask>(
+export async function sendBrowserTask<T extends BrowserTask>(
   ctx: ApiContext,
   task: T,
   timeoutMs: number,
@@ -75,7 +75,10 @@ export async function browserTask<T extends BrowserTask>(
  * failing means for that work: a render that failed, or a site that did).
  */
 export function taskFailed(error: TaskError, fallback: ErrorCode = "render_failed"): ApiError {
-  return new ApiError(error.code in ERROR_STATUS ? (error.code as ErrorCode) : fallback, error.message);
+  const code = error.code in ERROR_STATUS ? (error.code as ErrorCode) : fallback;
+  // A worker refuses input JSON Schema cannot judge (a CSS selector that does not parse) as "field: why".
+  const named = code === "invalid_request" ? /^([A-Za-z][\w.]*): (.+)$/s.exec(error.message) : null;
+  return new ApiError(code, error.message, named ? [{ field: named[1]!, message: named[2]! }] : undefined);
 }
 
 /** json options must say what to extract, with a schema a validator can compile. */

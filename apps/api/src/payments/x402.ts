@@ -49,15 +49,6 @@ export const BASE_MAINNET = "eip155:8453" as const;
 /** Circle's USDC on Base: the asset @x402/evm (and so every x402 client) knows for eip155:8453. */
 export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 
-/** Defaults for everything in X402Settings but payTo and the facilitator. */
-export const X402_DEFAULTS = {
-  network: BASE_MAINNET,
-  asset: BASE_USDC,
-  assetName: "USD Coin",
-  assetVersion: "2",
-  maxTimeoutSeconds: 300,
-} as const;
-
 export interface X402Settings {
   /** CAIP-2 id of an EVM chain; default "eip155:8453" (Base). */
   network: `${string}:${string}`;
@@ -93,7 +84,7 @@ export class PaymentError extends Error {
   }
 }
 
-export interface Quote {
+export interface PaymentQuote {
   /** Price in the asset's atomic units (USDC micros: 6 decimals). */
   amountMicros: number;
   resourceUrl: string;
@@ -144,9 +135,9 @@ export interface X402Payments {
   /** The schemes this deployment offers, in the order of `accepts` (`upto` only where the facilitator settles it). */
   readonly schemes: readonly Scheme[];
   /** The base64 PAYMENT-REQUIRED header value and its decoded JSON for a quote of `amountMicros` (= USDC atomic units, 6 decimals) for this resource: one entry in `accepts` per scheme, the same amount in each. A quote, not a charge. */
-  challenge(q: Quote & { error?: string }): { header: string; body: PaymentRequired };
+  challenge(q: PaymentQuote & { error?: string }): { header: string; body: PaymentRequired };
   /** Decode + verify a PAYMENT-SIGNATURE header against this call's requirements in the scheme the client chose (amount must be the quote exactly, payTo/asset/network must match). Throws PaymentError. Does no settlement. */
-  verify(headerValue: string, q: Quote): Promise<VerifiedPayment>;
+  verify(headerValue: string, q: PaymentQuote): Promise<VerifiedPayment>;
   /**
    * Settle a verified payment on chain (only called after the work succeeded). `exact` settles the whole
    * quote; `upto` settles `amountMicros` (1 to the quote; default the quote). Returns the base64

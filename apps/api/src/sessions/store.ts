@@ -170,8 +170,6 @@ const REASONS: Record<SessionEnded["reason"], { status: SessionStatus; text: str
   worker_stopping: { status: "lost", text: "the browser worker shut down" },
 };
 
-export const describeReason = (reason: SessionEnded["reason"]) => REASONS[reason];
-
 /**
  * Mark an open session ended (the first writer wins). Returns the row as it stands afterwards, and
  * whether this call ended it.
