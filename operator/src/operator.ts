@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { serveProbes } from "@browserfleet/probes";
 import type { OperatorConfig } from "./config.ts";
 import { PoolController } from "./controller.ts";
 import { loadKubeConfig } from "./kube.ts";
@@ -55,28 +55,19 @@ export async function startOperator(
     signals = undefined;
   };
 
-  let server: Server | undefined;
-  let metricsUrl: string | undefined;
-  if (config.METRICS_PORT >= 0) {
-    server = createServer(async (req, res) => {
-      if (req.url === "/metrics") {
-        res.setHeader("Content-Type", metrics.registry.contentType);
-        res.end(await metrics.registry.metrics());
-      } else if (req.url === "/healthz") {
-        res.end("ok");
-      } else if (req.url === "/readyz") {
-        // A follower is ready too: it is standing by for the Lease.
-        res.statusCode = !elector || ready || !elector.isLeader() ? 200 : 503;
-        res.end(res.statusCode === 200 ? "ok" : "starting");
-      } else {
-        res.statusCode = 404;
-        res.end();
-      }
-    });
-    await new Promise<void>((r) => server!.listen(config.METRICS_PORT, config.METRICS_HOST, r));
-    metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
-    log(`metrics at ${metricsUrl}`);
-  }
+  const probes =
+    config.METRICS_PORT < 0
+      ? undefined
+      : await serveProbes({
+          port: config.METRICS_PORT,
+          host: config.METRICS_HOST,
+          registry: metrics.registry,
+          // A follower is ready too: it is standing by for the Lease.
+          ready: () =>
+            !elector || ready || !elector.isLeader() ? { ok: true } : { ok: false, why: "starting" },
+        });
+  const metricsUrl = probes?.metricsUrl;
+  if (metricsUrl) log(`metrics at ${metricsUrl}`);
 
   let elector: LeaderElector | undefined;
   if (config.LEADER_ELECTION === "true") {
@@ -111,7 +102,7 @@ export async function startOperator(
     async stop() {
       await unlead();
       await elector?.stop();
-      await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+      await probes?.close();
     },
   };
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
 import {
   connectBus,
   ensureResultsStream,
@@ -12,6 +11,7 @@ import {
 } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import type { BrowserTask, ScrapeRequest } from "@browserfleet/contracts";
+import { serveProbes } from "@browserfleet/probes";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser } from "playwright-core";
@@ -216,24 +216,15 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     void loops.drain();
   });
 
-  let server: Server | undefined;
-  let metricsUrl: string | undefined;
-  if (opts.metricsPort !== undefined) {
-    server = createServer(async (req, res) => {
-      if (req.url === "/metrics") {
-        res.setHeader("Content-Type", metrics.registry.contentType);
-        res.end(await metrics.registry.metrics());
-      } else if (req.url === "/healthz") {
-        res.statusCode = draining ? 503 : 200;
-        res.end(draining ? "draining" : "ok");
-      } else {
-        res.statusCode = 404;
-        res.end();
-      }
-    });
-    await new Promise<void>((r) => server!.listen(opts.metricsPort, "0.0.0.0", r));
-    metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
-  }
+  const probes =
+    opts.metricsPort === undefined
+      ? undefined
+      : await serveProbes({
+          port: opts.metricsPort,
+          registry: metrics.registry,
+          health: () => (draining ? { ok: false, why: "draining" } : { ok: true }),
+        });
+  const metricsUrl = probes?.metricsUrl;
 
   return {
     workerId,
@@ -253,7 +244,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       await chromium.close();
       await proxy.close();
       await nc.drain().catch(() => {});
-      await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+      await probes?.close();
     },
   };
 }

@@ -1,4 +1,3 @@
-import { createServer, type Server } from "node:http";
 import { UsageRecorder } from "@browserfleet/billing";
 import {
   connectBus,
@@ -16,6 +15,7 @@ import { connectDb, migrateDb } from "@browserfleet/db";
 import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
 import { priceOf } from "@browserfleet/pricing";
+import { serveProbes } from "@browserfleet/probes";
 import { isCacheable, RenderCache } from "@browserfleet/render-cache";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Dispatcher } from "./dispatcher.ts";
@@ -169,29 +169,16 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   }, 60_000);
   sweep.unref();
 
-  let server: Server | undefined;
-  let metricsUrl: string | undefined;
-  if (opts.metricsPort !== undefined) {
-    server = createServer(async (req, res) => {
-      if (req.url === "/metrics") {
-        try {
-          await refreshGauges();
-        } catch {
-          // Serve what we have: a scrape must not fail because Postgres or NATS blinked.
-        }
-        res.setHeader("Content-Type", metrics.registry.contentType);
-        res.end(await metrics.registry.metrics());
-      } else if (req.url === "/healthz") {
-        res.statusCode = stopping ? 503 : 200;
-        res.end(stopping ? "stopping" : "ok");
-      } else {
-        res.statusCode = 404;
-        res.end();
-      }
-    });
-    await new Promise<void>((r) => server?.listen(opts.metricsPort, "0.0.0.0", r));
-    metricsUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`;
-  }
+  const probes =
+    opts.metricsPort === undefined
+      ? undefined
+      : await serveProbes({
+          port: opts.metricsPort,
+          registry: metrics.registry,
+          health: () => (stopping ? { ok: false, why: "stopping" } : { ok: true }),
+          beforeMetrics: () => refreshGauges(),
+        });
+  const metricsUrl = probes?.metricsUrl;
 
   async function refreshGauges(): Promise<void> {
     const counts = await jobsByStatus(db.db);
@@ -221,7 +208,7 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
       await results.stop();
       await roundsStopped;
       await usage.close();
-      server?.close();
+      await probes?.close();
       await nc.drain().catch(() => {});
       await db.close();
     },
