@@ -1,4 +1,13 @@
-import { AckPolicy, DiscardPolicy, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  DiscardPolicy,
+  type JetStreamManager,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import {
   JOBS_CONSUMER,
@@ -55,27 +64,14 @@ export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): P
     max_age: TASK_MAX_AGE_MS * 1e6,
     duplicate_window: TASK_DUPLICATE_WINDOW_MS * 1e6,
   };
-  try {
-    await jsm.streams.info(TASK_STREAM);
-    await jsm.streams.update(TASK_STREAM, config);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await jsm.streams.add(config);
-  }
-  const consumer = {
+  await ensureStream(jsm, config);
+  await ensureConsumer(jsm, TASK_STREAM, {
     durable_name: WORKER_CONSUMER,
     ack_policy: AckPolicy.Explicit,
     ack_wait: opts.ackWaitMs * 1e6,
     max_deliver: 3,
     max_ack_pending: -1,
-  };
-  try {
-    await jsm.consumers.info(TASK_STREAM, WORKER_CONSUMER);
-    await jsm.consumers.update(TASK_STREAM, WORKER_CONSUMER, consumer);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await jsm.consumers.add(TASK_STREAM, consumer);
-  }
+  });
 }
 
 /**
@@ -93,26 +89,42 @@ export async function ensureResultsStream(nc: NatsConnection, opts: { ackWaitMs:
     max_age: 24 * 3600 * 1e9,
     duplicate_window: 120 * 1e9,
   };
-  try {
-    await jsm.streams.info(RESULTS_STREAM);
-    await jsm.streams.update(RESULTS_STREAM, config);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    await jsm.streams.add(config);
-  }
-  const consumer = {
+  await ensureStream(jsm, config);
+  await ensureConsumer(jsm, RESULTS_STREAM, {
     durable_name: JOBS_CONSUMER,
     ack_policy: AckPolicy.Explicit,
     ack_wait: opts.ackWaitMs * 1e6,
     max_deliver: -1,
     max_ack_pending: 1000,
-  };
+  });
+}
+
+/** The stream as `config` says, made or brought up to date; safe to call from every process at once. */
+export async function ensureStream(
+  jsm: JetStreamManager,
+  config: Partial<StreamConfig> & { name: string },
+): Promise<void> {
   try {
-    await jsm.consumers.info(RESULTS_STREAM, JOBS_CONSUMER);
-    await jsm.consumers.update(RESULTS_STREAM, JOBS_CONSUMER, consumer);
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
   } catch (err) {
     if (!isNotFound(err)) throw err;
-    await jsm.consumers.add(RESULTS_STREAM, consumer);
+    await jsm.streams.add(config);
+  }
+}
+
+/** The durable consumer as `config` says, made or brought up to date. */
+export async function ensureConsumer(
+  jsm: JetStreamManager,
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+): Promise<void> {
+  try {
+    await jsm.consumers.info(stream, config.durable_name);
+    await jsm.consumers.update(stream, config.durable_name, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    await jsm.consumers.add(stream, config);
   }
 }
 
