@@ -1,14 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { newId, placeHold, settleHold } from "@browserfleet/billing";
 import {
-  MalformedReplyError,
-  QueueFullError,
-  runTask,
-  TaskNotStartedError,
-  TaskTimeoutError,
-} from "@browserfleet/bus";
-import {
-  type SessionOpenReply,
   type SessionOpenTask,
   type SessionRequest,
   type SessionResponse,
@@ -18,13 +10,12 @@ import {
 import { PRICES, priceOf, sessionTailMinutes, usd } from "@browserfleet/pricing";
 import { ALLOWANCE } from "../allowance/index.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
-import { malformedReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { insertSession } from "../sessions/store.ts";
 import { closeOnWorker, noCapacity, ownerOf } from "./live-sessions.ts";
 import { defineOperation, STARTS } from "./operation.ts";
-import { precheckUrl, taskFailed } from "./shared.ts";
+import { precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 
 /** Time the worker gets beyond the page's own wait budget to open the page and render its formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
@@ -113,20 +104,13 @@ async function paidSessionOpen(
       idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
       maxMs: cfg.SESSION_MAX_LIFETIME_MS,
     };
-    let reply: SessionOpenReply;
-    try {
-      reply = await runTask(ctx.nc, task, startWithin + budget, { startWithinMs: startWithin });
-    } catch (err) {
-      if (err instanceof MalformedReplyError) {
-        // It may have opened all the same: do not leave it holding a slot until its idle timeout.
-        void closeOnWorker(ctx, sessionId).catch(() => {});
-        throw malformedReply(ctx.metrics, err.kind, err.message, "session open");
-      }
-      if (err instanceof TaskNotStartedError || err instanceof QueueFullError) throw noCapacity();
-      if (err instanceof TaskTimeoutError)
-        throw new ApiError("timeout", `the session did not open within ${budget} ms`);
-      throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`);
-    }
+    const reply = await sendBrowserTask(ctx, task, startWithin + budget, "session open", {
+      startWithinMs: startWithin,
+      busy: noCapacity,
+      timeoutMs: budget,
+      // It may have opened all the same: do not leave it holding a slot until its idle timeout.
+      onMalformed: () => void closeOnWorker(ctx, sessionId).catch(() => {}),
+    });
     if (!reply.ok) throw taskFailed(reply.error);
     opened = { id: sessionId };
     const out = reply.result;

@@ -1,4 +1,10 @@
-import { MalformedReplyError, QueueFullError, runTask, TaskTimeoutError } from "@browserfleet/bus";
+import {
+  MalformedReplyError,
+  QueueFullError,
+  runTask,
+  TaskNotStartedError,
+  TaskTimeoutError,
+} from "@browserfleet/bus";
 import {
   type BrowserTask,
   ERROR_STATUS,
@@ -34,16 +40,36 @@ export async function precheckUrl(
   }
 }
 
+export interface SendOptions {
+  /** Refuse with `busy` unless a worker starts the task this soon (a session open waits only so long for a slot). */
+  startWithinMs?: number;
+  /** The 429 when every slot is busy; the default speaks of a full queue. */
+  busy?: () => ApiError;
+  /** Said of the task in a timeout's message, when it is not the whole wait (a session's own budget). */
+  timeoutMs?: number;
+  /** A reply that could not be read may still have done its work: undo it (close a session it opened). */
+  onMalformed?: () => void;
+}
+
+const queueFull = () =>
+  new ApiError(
+    "no_capacity",
+    "every browser slot is busy and the queue is full; retry after a few seconds",
+    undefined,
+    { "Retry-After": "5" },
+  );
+
 /**
  * Send one task to the browser queue and wait for its reply, with the answers every synchronous operation
- * gives: 503 when no worker runs or the bus is down, 429 when the queue is full, 504 when late, 500 when
- * the reply is not what the task table declares for the task's kind.
+ * gives: 503 when no worker runs or the bus is down, 429 when the queue is full (or no slot starts it in
+ * time), 504 when late, 500 when the reply is not what the task table declares for the task's kind.
  */
 export async function sendBrowserTask<T extends BrowserTask>(
   ctx: ApiContext,
   task: T,
-  timeoutMs: number,
+  waitMs: number,
   what: string,
+  opts: SendOptions = {},
 ): Promise<ReplyOf<T["kind"]>> {
   if (!(await ctx.workers.anyAlive())) {
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
@@ -51,19 +77,15 @@ export async function sendBrowserTask<T extends BrowserTask>(
     });
   }
   try {
-    return await runTask(ctx.nc, task, timeoutMs);
+    return await runTask(ctx.nc, task, waitMs, { startWithinMs: opts.startWithinMs });
   } catch (err) {
-    if (err instanceof MalformedReplyError) throw malformedReply(ctx.metrics, err.kind, err.message, what);
-    if (err instanceof QueueFullError) {
-      throw new ApiError(
-        "no_capacity",
-        "every browser slot is busy and the queue is full; retry after a few seconds",
-        undefined,
-        { "Retry-After": "5" },
-      );
+    if (err instanceof MalformedReplyError) {
+      opts.onMalformed?.();
+      throw malformedReply(ctx.metrics, err.kind, err.message, what);
     }
+    if (err instanceof QueueFullError || err instanceof TaskNotStartedError) throw (opts.busy ?? queueFull)();
     if (err instanceof TaskTimeoutError)
-      throw new ApiError("timeout", `the ${what} did not finish within ${timeoutMs} ms`);
+      throw new ApiError("timeout", `the ${what} did not finish within ${opts.timeoutMs ?? waitMs} ms`);
     throw new ApiError("unavailable", `the work queue is unreachable: ${(err as Error).message}`, undefined, {
       "Retry-After": "5",
     });
