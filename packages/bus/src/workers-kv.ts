@@ -1,18 +1,11 @@
+import { checkReceived, type WorkerState, workerState } from "@browserfleet/contracts";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { decodeJson, encodeJson } from "./codec.ts";
 import { WORKERS_BUCKET } from "./subjects.ts";
 
-/** What a browser worker publishes about itself; the operator and /metrics read it. */
-export interface WorkerState {
-  workerId: string;
-  slots: number;
-  busy: number;
-  sessions: number;
-  draining: boolean;
-  updatedAt: number;
-}
+export type { WorkerState };
 
 export const WORKER_TTL_MS = 15_000;
 
@@ -26,7 +19,8 @@ export async function putWorkerState(kv: KV, state: WorkerState): Promise<void> 
 
 /**
  * The live workers. Keys come from the bucket's stream info (a plain request) rather than `kv.keys()`,
- * whose push consumer can outlive a closed connection and keep its process from exiting.
+ * whose push consumer can outlive a closed connection and keep its process from exiting. An entry that
+ * is not a WorkerState (a worker of another version) is left out, as a worker nobody can count on.
  */
 export async function listWorkers(nc: NatsConnection, kv: KV): Promise<WorkerState[]> {
   const jsm = await jetstreamManager(nc);
@@ -38,8 +32,20 @@ export async function listWorkers(nc: NatsConnection, kv: KV): Promise<WorkerSta
     if (!subject.startsWith(prefix)) continue;
     const entry = await kv.get(subject.slice(prefix.length));
     if (entry?.operation !== "PUT") continue;
-    const state = decodeJson<WorkerState>(entry.value);
-    if (now - state.updatedAt < WORKER_TTL_MS) out.push(state);
+    const state = readWorkerState(entry.value);
+    if (state && now - state.updatedAt < WORKER_TTL_MS) out.push(state);
   }
   return out;
+}
+
+/** A workers-bucket entry checked against its contract; undefined when it is not one. */
+export function readWorkerState(data: Uint8Array): WorkerState | undefined {
+  let value: unknown;
+  try {
+    value = decodeJson<unknown>(data);
+  } catch {
+    return undefined;
+  }
+  const checked = checkReceived(workerState, "worker state", value);
+  return checked.ok ? checked.value : undefined;
 }

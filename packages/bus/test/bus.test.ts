@@ -132,6 +132,9 @@ describe("task queue on a real nats-server", () => {
       draining: false,
       updatedAt: 0,
     });
+    // A worker of another version, and an entry that is not JSON: neither is counted as capacity.
+    await kv.put("w2", JSON.stringify({ workerId: "w2", slots: "four", updatedAt: Date.now() }));
+    await kv.put("w3", "not json");
     const live = await listWorkers(nc, kv);
     assert.deepEqual(
       live.map((w) => w.workerId),

@@ -200,6 +200,18 @@ export const pageResult = z.object({
 });
 export type PageResult = z.infer<typeof pageResult>;
 
+/** What a browser worker publishes about itself in the workers KV bucket; the api and the operator read it. */
+export const workerState = z.object({
+  workerId: z.string().min(1),
+  slots: z.int().min(0),
+  busy: z.int().min(0),
+  sessions: z.int().min(0),
+  draining: z.boolean(),
+  /** Epoch ms of this entry; an entry older than the bucket's TTL is a worker that is gone. */
+  updatedAt: z.number(),
+});
+export type WorkerState = z.infer<typeof workerState>;
+
 /** Sent on the session's act subject. */
 export const sessionActMessage = z.object({
   requestId: z.string(),
