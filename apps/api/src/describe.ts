@@ -6,7 +6,7 @@ import {
   type PaymentSetup,
   paymentTerms,
 } from "@browserfleet/contracts";
-import { PRICE_RULES, PRICES } from "@browserfleet/pricing";
+import { PRICES } from "@browserfleet/pricing";
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import type { PricedOperation } from "./operations/index.ts";
@@ -27,13 +27,15 @@ export function describeRoute(
     interfaceVersion: INTERFACE_VERSION,
     summary: op.summary,
     available: true,
-    price: PRICE_RULES[route.pricing],
+    price: route.price.words,
     pricing: {
-      rule: PRICE_RULES[route.pricing],
+      rule: route.price.words,
       unitPricesMicros: PRICES,
       note: "micros are millionths of a dollar (USDC atomic units); a POST without key or payment answers 402 with the exact price of that call (error.price)",
     },
     auth: paymentTerms(route, setup),
+    /** The keyless free allowance (MCP clients without a key), in the spec's words. */
+    freeAllowance: route.allowance.words,
     payment: {
       payWith: acceptedPayments(route.payment === "key", setup),
       ...(route.jsonFormat ? { payWithJsonFormat: acceptedPayments(true, setup) } : {}),

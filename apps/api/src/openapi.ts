@@ -5,7 +5,6 @@ import {
   type PaymentSetup,
   paymentTerms,
 } from "@browserfleet/contracts";
-import { PRICE_RULES } from "@browserfleet/pricing";
 import { z } from "zod";
 import { type AnyOperation, OPERATIONS, type PricedOperation } from "./operations/index.ts";
 import { pathParams } from "./operations/operation.ts";
@@ -164,7 +163,7 @@ function pricedOperation(
   add(op.path, "post", {
     operationId: op.name,
     summary: op.summary,
-    description: `Price: ${PRICE_RULES[route.pricing]}\n\nAuth: ${paymentTerms(route, setup)}${route.limits ? `\n\nLimits: ${route.limits}` : ""}`,
+    description: `Price: ${route.price.words}\n\nAuth: ${paymentTerms(route, setup)}${route.limits ? `\n\nLimits: ${route.limits}` : ""}`,
     tags: ["operations"],
     ...(params.length ? { parameters: params } : {}),
     security: wallets ? PAID : KEYED,
@@ -394,8 +393,9 @@ export function buildLlmsTxt(setup: PaymentSetup): string {
     const r = op.priced;
     if (!r) continue;
     lines.push(`- POST ${op.path}: ${op.summary}`);
-    lines.push(`  Price: ${PRICE_RULES[r.pricing]}${r.limits ? ` Limits: ${r.limits}` : ""}`);
+    lines.push(`  Price: ${r.price.words}${r.limits ? ` Limits: ${r.limits}` : ""}`);
     lines.push(`  Pay: ${paymentTerms(r, setup)}`);
+    lines.push(`  Free without a key (MCP): ${r.allowance.words}`);
     lines.push(`  Example body: ${JSON.stringify(r.example)}`);
   }
   lines.push(

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  ALLOWANCE,
-  ALLOWANCE_TABLE,
-  allowanceFor,
-  endOfUtcDay,
-  pageOf,
-  siteOf,
-  utcDay,
-} from "../src/allowance/index.ts";
+import { endOfUtcDay, pageOf, siteOf, utcDay } from "../src/allowance/index.ts";
+import { allowanceFor, allowanceOf } from "./allowance-of.ts";
 
 const NOW = new Date("2026-11-22T23:59:59.999Z");
 const DAY_END = new Date("2026-11-23T00:00:00.000Z");
@@ -133,14 +126,17 @@ describe("keyless free allowance rules", () => {
     assert.equal(buckets({ route: "act", request: { actions: [{ press: "Enter" }] } }).length, 1);
   });
 
-  it("exports the table as data", () => {
-    assert.equal(ALLOWANCE.scrape.perDay, 10);
-    assert.equal(ALLOWANCE.scrape.perSitePerDay, 3);
-    assert.equal(ALLOWANCE.session.ever, 1);
-    assert.equal(ALLOWANCE_TABLE[0]?.route, "scrape");
+  it("each operation carries the spec's table row, in the spec's words", () => {
+    const words = (name: string) => allowanceOf(name).words;
     assert.equal(
-      ALLOWANCE_TABLE[0]?.allowance,
+      words("scrape"),
       "10 a day; at most 3 pages of the same site; outputs markdown, html, links, controls, accessibility, elements",
     );
+    assert.equal(words("map"), "10 a day");
+    assert.equal(words("session"), "1, ever");
+    assert.equal(words("act"), "10, ever");
+    assert.equal(words("search"), "5, ever");
+    assert.equal(words("crawl"), "needs a key");
+    assert.equal(words("batch"), "needs a key");
   });
 });

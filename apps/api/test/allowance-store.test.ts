@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
-import { AllowanceStore, allowanceFor } from "../src/allowance/index.ts";
+import { AllowanceStore } from "../src/allowance/index.ts";
+import { allowanceFor } from "./allowance-of.ts";
 
 let pg: TestPostgres;
 let store: AllowanceStore;

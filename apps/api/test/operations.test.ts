@@ -61,7 +61,7 @@ describe("the operations registry", () => {
       if (op.priced) assert.equal(op.method, "POST", op.name);
     }
     assert.deepEqual(
-      PRICED_OPERATIONS.map((op) => op.priced.pricing),
+      PRICED_OPERATIONS.map((op) => op.priced.allowance.name),
       ["scrape", "session", "act", "batch", "map", "crawl", "search"],
     );
   });

@@ -26,11 +26,13 @@ import {
 } from "../src/billing/way-of-paying.ts";
 import { ApiError } from "../src/errors.ts";
 import { PaymentError, type VerifiedPayment } from "../src/payments/x402.ts";
+import { allowanceOf } from "./allowance-of.ts";
 
 const quote = (micros: number): Quote => ({ micros, lines: [] });
 
 const call = (micros: number, over: Partial<CallToReserve> = {}): CallToReserve => ({
   route: "search",
+  allowance: allowanceOf(over.route ?? "search"),
   request: {},
   quote: quote(micros),
   description: "a call",
@@ -719,7 +721,7 @@ describe("payFor", () => {
     };
   };
   const paid = (micros: number, over: Record<string, unknown> = {}, w = work(micros)) => ({
-    route: "search" as const,
+    allowance: allowanceOf("search"),
     request: {},
     quote: quote(micros),
     description: "search",

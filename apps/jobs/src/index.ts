@@ -14,7 +14,7 @@ import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
 import { connectDb, migrateDb } from "@browserfleet/db";
 import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
-import { priceOf } from "@browserfleet/pricing";
+import { pageQuote } from "@browserfleet/pricing";
 import { serveProbes } from "@browserfleet/probes";
 import { isCacheable, RenderCache } from "@browserfleet/render-cache";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -46,11 +46,10 @@ export interface JobsProgram {
 
 /** What a page that came out costs: the formats that came out, at the page price (cached ones at the cache price). */
 const chargeOf = (r: ScrapeResponse) =>
-  priceOf({
-    route: "scrape",
-    request: { formats: r.metadata.formats.filter((f) => f in r.data) },
-    cachedFormats: r.metadata.cached ?? [],
-  }).micros;
+  pageQuote(
+    r.metadata.formats.filter((f) => f in r.data),
+    r.metadata.cached ?? [],
+  ).micros;
 
 /**
  * The jobs program: drives batch and crawl jobs. State lives in Postgres; page tasks go to the browser

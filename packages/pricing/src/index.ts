@@ -1,3 +1,2 @@
 export * from "./prices.ts";
-export * from "./quote.ts";
-export * from "./rules.ts";
+export * from "./rule.ts";

@@ -6,8 +6,18 @@ import { getDomain } from "tldts";
  * Each limit is its own counter, not a shared pool. Days are UTC calendar days. Pure: no I/O, no clock.
  */
 
-/** Routes the allowance decides on. Job status, job cancel, session close, feedback and GETs are never counted. */
-export type AllowanceRoute = "scrape" | "map" | "session" | "act" | "search" | "crawl" | "batch";
+/**
+ * An operation's keyless allowance: its name (its counters', usage rows' and money metrics'), the rule in
+ * the spec's words, and which counters a call uses or why the allowance refuses it. The operation carries
+ * it (defineOperation's `priced.allowance`); a new operation picks one of the rules below.
+ */
+export interface AllowanceRule {
+  name: string;
+  words: string;
+  /** How many calls (or units) the rule's main counter allows; 0 when the allowance never covers it. */
+  limit: number;
+  decide(request: unknown, now: Date): AllowanceDecision;
+}
 
 export interface AllowanceBucket {
   /** Counter name, e.g. `scrape:2026-11-22`, `scrape-site:example.com:2026-11-22`, `session:ever`. */
@@ -36,40 +46,6 @@ export const FREE_SCRAPE_FORMATS = [
   "accessibility",
   "elements",
 ] as const;
-
-/** The spec's table as data, so docs and route descriptions can print it. */
-export const ALLOWANCE = {
-  scrape: { perDay: 10, perSitePerDay: 3, formats: FREE_SCRAPE_FORMATS },
-  map: { perDay: 10 },
-  session: { ever: 1 },
-  act: { ever: 10 },
-  search: { ever: 5 },
-  needKey: ["crawl", "batch scrape", "scrape with json"],
-  unlimited: [
-    "job status",
-    "job cancel",
-    "session close",
-    "feedback",
-    "GET on any route",
-    "MCP initialize",
-    "tools/list",
-  ],
-} as const;
-
-/** The same table, one row per route, worded as the spec words it. */
-export const ALLOWANCE_TABLE: ReadonlyArray<{ route: string; allowance: string }> = [
-  {
-    route: "scrape",
-    allowance: `${ALLOWANCE.scrape.perDay} a day; at most ${ALLOWANCE.scrape.perSitePerDay} pages of the same site; outputs ${FREE_SCRAPE_FORMATS.join(", ")}`,
-  },
-  { route: "map", allowance: `${ALLOWANCE.map.perDay} a day` },
-  { route: "session open", allowance: `${ALLOWANCE.session.ever}, ever` },
-  { route: "act", allowance: `${ALLOWANCE.act.ever}, ever` },
-  { route: "search", allowance: `${ALLOWANCE.search.ever}, ever` },
-  { route: ALLOWANCE.needKey.join(", "), allowance: "need a key" },
-  { route: "job status, job cancel, session close, feedback", allowance: "unlimited" },
-  { route: "GET on any route, MCP initialize, tools/list", allowance: "unlimited" },
-];
 
 /** The UTC calendar day of `now`, as YYYY-MM-DD. */
 export function utcDay(now: Date): string {
@@ -105,43 +81,6 @@ export function pageOf(url: string): string | undefined {
 
 const NEEDS_KEY = "needs an API key: the keyless free allowance does not cover it";
 
-/** Which counters a keyless call uses, or why the free allowance refuses it. */
-export function allowanceFor(
-  call: { route: AllowanceRoute; request: unknown },
-  now: Date,
-): AllowanceDecision {
-  const day = utcDay(now);
-  const expiresAt = endOfUtcDay(now);
-  switch (call.route) {
-    case "scrape":
-      return scrapeAllowance(call.request, day, expiresAt);
-    case "map":
-      return { ok: true, buckets: [{ bucket: `map:${day}`, limit: ALLOWANCE.map.perDay, expiresAt }] };
-    case "session": {
-      const refused = unfreeFormats(fieldsOf(call.request).formats, ["controls"], "a session");
-      if (refused) return refused;
-      return { ok: true, buckets: [{ bucket: "session:ever", limit: ALLOWANCE.session.ever }] };
-    }
-    case "act": {
-      const body = fieldsOf(call.request);
-      const refused = unfreeFormats(body.formats, [], "an act");
-      if (refused) return refused;
-      const units = Array.isArray(body.actions) ? Math.max(1, body.actions.length) : 1;
-      return { ok: true, buckets: [{ bucket: "act:ever", limit: ALLOWANCE.act.ever, units }] };
-    }
-    case "search":
-      return { ok: true, buckets: [{ bucket: "search:ever", limit: ALLOWANCE.search.ever }] };
-    case "crawl":
-      return { ok: false, reason: `crawl ${NEEDS_KEY}` };
-    case "batch":
-      return { ok: false, reason: `batch scrape ${NEEDS_KEY}` };
-    default: {
-      const route: never = call.route;
-      return { ok: false, reason: `${String(route)} ${NEEDS_KEY}` };
-    }
-  }
-}
-
 const fieldsOf = (request: unknown) =>
   (typeof request === "object" && request !== null ? request : {}) as Record<string, unknown>;
 
@@ -167,25 +106,84 @@ function unfreeFormats(
   };
 }
 
-function scrapeAllowance(request: unknown, day: string, expiresAt: Date): AllowanceDecision {
-  const body = fieldsOf(request);
-  const refused = unfreeFormats(body.formats, ["markdown"], "scrape");
-  if (refused) return refused;
-  const daily: AllowanceBucket = { bucket: `scrape:${day}`, limit: ALLOWANCE.scrape.perDay, expiresAt };
-  if (typeof body.url !== "string") return { ok: true, buckets: [daily] };
-  const site = siteOf(body.url);
-  const page = pageOf(body.url);
-  if (site === undefined || page === undefined) return { ok: false, reason: "url is not an absolute URL" };
+/** What a counted call may ask for beyond being counted. */
+interface Counted {
+  /** Names the call in a refusal: "a session". */
+  what: string;
+  /** The call takes formats (these by default): only the free scrape's, never json. */
+  formats?: readonly string[];
+  /** Units a call takes (an act: one per action); 1 by default. */
+  units?: (body: Record<string, unknown>) => number;
+}
+
+function counted(
+  name: string,
+  limit: number,
+  words: string,
+  opts: Counted,
+  bucket: (now: Date) => Pick<AllowanceBucket, "bucket" | "expiresAt">,
+): AllowanceRule {
   return {
-    ok: true,
-    buckets: [
-      daily,
-      {
-        bucket: `scrape-site:${site}:${day}`,
-        limit: ALLOWANCE.scrape.perSitePerDay,
-        member: page,
-        expiresAt,
-      },
-    ],
+    name,
+    words,
+    limit,
+    decide(request, now) {
+      const body = fieldsOf(request);
+      if (opts.formats) {
+        const refused = unfreeFormats(body.formats, opts.formats, opts.what);
+        if (refused) return refused;
+      }
+      const units = opts.units?.(body);
+      return { ok: true, buckets: [{ ...bucket(now), limit, ...(units !== undefined ? { units } : {}) }] };
+    },
+  };
+}
+
+/** `limit` calls a UTC day. */
+export const perDay = (name: string, limit: number, opts: Counted): AllowanceRule =>
+  counted(name, limit, `${limit} a day`, opts, (now) => ({
+    bucket: `${name}:${utcDay(now)}`,
+    expiresAt: endOfUtcDay(now),
+  }));
+
+/** `limit` calls (or units) in all, ever. */
+export const ever = (name: string, limit: number, opts: Counted): AllowanceRule =>
+  counted(name, limit, `${limit}, ever`, opts, () => ({ bucket: `${name}:ever` }));
+
+/** Never free: the call needs a key (spec: crawl, batch scrape). */
+export const needsKey = (name: string, what: string): AllowanceRule => ({
+  name,
+  words: "needs a key",
+  limit: 0,
+  decide: () => ({ ok: false, reason: `${what} ${NEEDS_KEY}` }),
+});
+
+/**
+ * Scrape's own rule: `perDay` calls a day, and at most `perSite` distinct pages of one site a day (a page
+ * already counted takes no unit again), in the free scrape's formats.
+ */
+export function scrapeAllowance(perDayLimit: number, perSite: number): AllowanceRule & { perSite: number } {
+  return {
+    name: "scrape",
+    words: `${perDayLimit} a day; at most ${perSite} pages of the same site; outputs ${FREE_SCRAPE_FORMATS.join(", ")}`,
+    limit: perDayLimit,
+    perSite,
+    decide(request, now) {
+      const body = fieldsOf(request);
+      const refused = unfreeFormats(body.formats, ["markdown"], "scrape");
+      if (refused) return refused;
+      const day = utcDay(now);
+      const expiresAt = endOfUtcDay(now);
+      const daily: AllowanceBucket = { bucket: `scrape:${day}`, limit: perDayLimit, expiresAt };
+      if (typeof body.url !== "string") return { ok: true, buckets: [daily] };
+      const site = siteOf(body.url);
+      const page = pageOf(body.url);
+      if (site === undefined || page === undefined)
+        return { ok: false, reason: "url is not an absolute URL" };
+      return {
+        ok: true,
+        buckets: [daily, { bucket: `scrape-site:${site}:${day}`, limit: perSite, member: page, expiresAt }],
+      };
+    },
   };
 }

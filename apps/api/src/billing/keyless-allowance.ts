@@ -1,4 +1,4 @@
-import { type AllowanceStore, allowanceFor } from "../allowance/index.ts";
+import type { AllowanceStore } from "../allowance/index.ts";
 import { ApiError } from "../errors.ts";
 import { HOW_TO_GET_A_KEY } from "./unpaid.ts";
 import { type CallBooks, price, type WayOfPaying } from "./way-of-paying.ts";
@@ -23,7 +23,7 @@ export function keylessAllowance(
   const { allowance, books } = deps;
   return {
     async reserve(call) {
-      const rule = allowanceFor({ route: call.route, request: call.request }, deps.now?.() ?? new Date());
+      const rule = call.allowance.decide(call.request, deps.now?.() ?? new Date());
       if (!rule.ok)
         throw new ApiError("key_required", `${rule.reason}. ${HOW_TO_GET_A_KEY}.`, undefined, undefined, {
           price: price(call.quote.micros),

@@ -3,7 +3,7 @@ import type { PaymentSetup } from "@browserfleet/contracts";
 import type { Db } from "@browserfleet/db";
 import type { Quote } from "@browserfleet/pricing";
 import type { Request, Response } from "express";
-import { type AllowanceRoute, clientAddress } from "../allowance/index.ts";
+import { type AllowanceRule, clientAddress } from "../allowance/index.ts";
 import type { ApiContext } from "../context.ts";
 import type { ApiMetrics } from "../metrics.ts";
 import { balanceLease, type Leases, leaseReservation } from "./balance-lease.ts";
@@ -58,8 +58,8 @@ export function mcpCaller(ctx: ApiContext, req: Request, tool: string): Caller {
 }
 
 export interface PaidCall<T> {
-  /** The route's name in usage rows, metrics and the free allowance. */
-  route: AllowanceRoute;
+  /** The operation's free-allowance rule; its name is the call's route in usage rows and metrics. */
+  allowance: AllowanceRule;
   /** The validated request, for the free allowance's rules. */
   request: unknown;
   quote: Quote;
@@ -101,8 +101,9 @@ export interface PaymentDeps {
  * something came out). A keyless call without payment gets the 402 quote: a quote, not a charge.
  */
 export async function payFor<T>(deps: PaymentDeps, caller: Caller, call: PaidCall<T>): Promise<T> {
-  const way = wayOfPaying(deps, caller, call, callBooks(deps, caller, call.route));
-  return runPaid(way, { ...call, requestId: caller.requestId }, call.work);
+  const route = call.allowance.name;
+  const way = wayOfPaying(deps, caller, call, callBooks(deps, caller, route));
+  return runPaid(way, { ...call, route, requestId: caller.requestId }, call.work);
 }
 
 function wayOfPaying(
@@ -138,7 +139,7 @@ function wayOfPaying(
 }
 
 /** The call's usage row, money metrics and response headers, for its route. */
-function callBooks(deps: PaymentDeps, caller: Caller, route: AllowanceRoute): CallBooks {
+function callBooks(deps: PaymentDeps, caller: Caller, route: string): CallBooks {
   const started = performance.now();
   return {
     usage: (status, priceMicros, who) =>

@@ -1,6 +1,6 @@
 import type { LeaseWrite, Settlement } from "@browserfleet/billing";
 import { type Quote, usd } from "@browserfleet/pricing";
-import type { AllowanceRoute } from "../allowance/index.ts";
+import type { AllowanceRule } from "../allowance/index.ts";
 import { ApiError } from "../errors.ts";
 
 /** Who pays for a call. */
@@ -44,8 +44,10 @@ export interface HoldRequest {
 
 /** What a way of paying needs to know of the call it sets money (or allowance) aside for. */
 export interface CallToReserve {
-  /** The route's name in usage rows, metrics and the free allowance. */
-  route: AllowanceRoute;
+  /** The route's name in usage rows and metrics: its allowance rule's name. */
+  route: string;
+  /** The operation's free-allowance rule, which a keyless call is counted by. */
+  allowance: AllowanceRule;
   /** The validated request, for the free allowance's rules. */
   request: unknown;
   quote: Quote;

@@ -7,9 +7,9 @@ import {
   type SessionActMessage,
   sessionActReply,
 } from "@browserfleet/contracts";
-import { PRICES, priceOf, sessionMinutesDue } from "@browserfleet/pricing";
+import { definePrice, line, PRICES, sessionMinutesDue, total, usd } from "@browserfleet/pricing";
 import type { Msg } from "@nats-io/transport-node";
-import { ALLOWANCE } from "../allowance/index.ts";
+import { ever } from "../allowance/index.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
@@ -20,6 +20,22 @@ import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-
 import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
 
+/** An act's price: its actions (those that ran, once it ran) and the session's minutes due. */
+export const actPrice = definePrice<{ actions: number; minutesDue: number }>({
+  brief: `${usd(PRICES.action)} per action that ran, plus ${usd(PRICES.sessionMinute)} per minute open past the first`,
+  words: `${usd(PRICES.action)} per action, plus ${usd(PRICES.sessionMinute)} per minute the session stays open past the first (each started minute is billed once). A key, or a wallet paying with x402 upto, is charged for the actions that ran and the minutes; a wallet paying with x402 exact pays the whole quote, settled in full once any action ran.`,
+  quote: ({ actions, minutesDue }) =>
+    total([
+      line("action", actions, PRICES.action),
+      line("session minute past the first", minutesDue, PRICES.sessionMinute),
+    ]),
+});
+const allowance = ever("act", 10, {
+  what: "an act",
+  formats: [],
+  units: (body) => (Array.isArray(body.actions) ? Math.max(1, body.actions.length) : 1),
+});
+
 export const act = defineOperation({
   name: "act",
   method: "POST",
@@ -29,8 +45,8 @@ export const act = defineOperation({
   request: actRequest,
   response: actResponse,
   priced: {
-    pricing: "act",
-    allowance: "act",
+    price: actPrice,
+    allowance,
     payment: "any",
     limits: "1 to 25 actions per call.",
     example: { sessionId: "s_...", actions: [{ type: { ref: "e5", text: "alice" } }, { press: "Enter" }] },
@@ -40,7 +56,7 @@ export const act = defineOperation({
     name: "web_act",
     title: "Act in a browser session",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    description: `Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. $0.0005 per action that ran, plus $0.004 per minute open past the first. Keyless callers get ${ALLOWANCE.act.ever} free actions in all.`,
+    description: `Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. ${actPrice.brief}. Keyless callers get ${allowance.limit} free actions in all.`,
   },
   run: (ctx, req, call) => paidAct(ctx, req, call.caller),
 });
@@ -89,9 +105,9 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
   let result: ActResponse;
   try {
     result = await payFor(ctx, caller, {
-      route: act.priced.allowance,
+      allowance,
       request: req,
-      quote: priceOf({ route: "act", request: req, minutesDue }),
+      quote: actPrice.quote({ actions: req.actions.length, minutesDue }),
       description: `${req.actions.length} action(s) on session ${req.sessionId}`,
       holdMs: budget + 60_000,
       leased: early,
@@ -163,7 +179,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       throw taskFailed(reply.error);
     }
     const ran = reply.result.actions.filter((a) => a.status === "ok").length;
-    const charge = ran * PRICES.action + minutes * PRICES.sessionMinute;
+    const charge = actPrice.quote({ actions: ran, minutesDue: minutes }).micros;
     // Written with the charge (for a key, in the statement that settles its hold), before the reply.
     const alongside = actRecord(ctx.db.db, req.sessionId, {
       actions: ran,

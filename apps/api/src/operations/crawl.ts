@@ -1,6 +1,13 @@
 import { crawlRequest, type JobStartResponse, jobStartResponse } from "@browserfleet/contracts";
-import { startJob } from "./jobs.ts";
+import { PRICES, usd } from "@browserfleet/pricing";
+import { needsKey } from "../allowance/index.ts";
+import { jobPrice, startJob } from "./jobs.ts";
 import { defineOperation, STARTS } from "./operation.ts";
+
+export const crawlPrice = jobPrice(
+  `${usd(PRICES.format)} per format per page scraped`,
+  `${usd(PRICES.format)} per format per page (json ${usd(PRICES.jsonFormat)}); limit × that is held up front and pages that never ran are refunded.`,
+);
 
 export const crawl = defineOperation({
   name: "crawl",
@@ -11,8 +18,8 @@ export const crawl = defineOperation({
   request: crawlRequest,
   response: jobStartResponse,
   priced: {
-    pricing: "crawl",
-    allowance: "crawl",
+    price: crawlPrice,
+    allowance: needsKey("crawl", "crawl"),
     payment: "key",
     limits: "limit default 25, max 200 pages; maxDepth default 2.",
     example: { url: "https://example.com/", limit: 25, maxDepth: 2 },
@@ -21,8 +28,8 @@ export const crawl = defineOperation({
     name: "web_crawl",
     title: "Crawl a site (background job)",
     annotations: STARTS,
-    description:
-      "Crawl a site breadth-first from url, following links within the site (limit default 25, max 200 pages; maxDepth default 2; robots.txt obeyed), scraping every page with the given formats, as a background job (needs an API key). Returns jobId at once; poll web_crawl_status. $0.001 per format per page scraped.",
+    description: `Crawl a site breadth-first from url, following links within the site (limit default 25, max 200 pages; maxDepth default 2; robots.txt obeyed), scraping every page with the given formats, as a background job (needs an API key). Returns jobId at once; poll web_crawl_status. ${crawlPrice.brief}.`,
   },
-  run: (ctx, req, call): Promise<JobStartResponse> => startJob(ctx, call.caller, "crawl", req, crawl.path),
+  run: (ctx, req, call): Promise<JobStartResponse> =>
+    startJob(ctx, call.caller, "crawl", req, crawl.path, crawlPrice),
 });

@@ -3,13 +3,14 @@ import { JOBS_WAKE_SUBJECT } from "@browserfleet/bus";
 import {
   type BatchRequest,
   type CrawlRequest,
+  type Format,
   type JobStartResponse,
   type JobStatusResponse,
   jobQuery,
   jobStatusResponse,
 } from "@browserfleet/contracts";
 import { cancelJob, createJob, findJob, type JobKind, jobView, type NewPage } from "@browserfleet/job-store";
-import { pageMicros, priceOf, usd } from "@browserfleet/pricing";
+import { definePrice, line, type PriceRule, pageMicros, total, usd } from "@browserfleet/pricing";
 import { normalizeUrl } from "@browserfleet/site";
 import { z } from "zod";
 import { type Caller, HOW_TO_GET_A_KEY, paymentSetup } from "../billing/payment.ts";
@@ -41,6 +42,17 @@ function pagesOf(kind: JobKind, req: BatchRequest | CrawlRequest): NewPage[] {
   });
 }
 
+/** What a job holds up front: every page it may scrape at the page price. */
+export type JobPrice = PriceRule<{ pages: number; formats: readonly Format[] }>;
+
+/** A job's price: `pages` (its urls, or its limit) at the price of a page with its formats. */
+export const jobPrice = (brief: string, words: string): JobPrice =>
+  definePrice({
+    brief,
+    words,
+    quote: ({ pages, formats }) => total([line(`page (${formats.join(", ")})`, pages, pageMicros(formats))]),
+  });
+
 /**
  * Start a batch or crawl: hold the most it can cost (every page at the page price), record the job and
  * its first pages, wake the jobs program, answer at once. Pages capture from the hold as they come out;
@@ -53,6 +65,7 @@ export async function startJob(
   req: BatchRequest | CrawlRequest,
   /** Where the job was started: its status is at path/jobId. */
   path: string,
+  price: JobPrice,
 ): Promise<JobStartResponse> {
   checkJsonOptions(req.json);
   if (kind === "batch") {
@@ -62,10 +75,7 @@ export async function startJob(
   const distinct = new Set(pages.map((p) => p.urlKey)).size;
   const limit = kind === "batch" ? distinct : (req as CrawlRequest).limit;
   const perPage = pageMicros(req.formats);
-  const quote =
-    kind === "batch"
-      ? priceOf({ route: "batch", request: { urls: new Array(distinct).fill(""), formats: req.formats } })
-      : priceOf({ route: "crawl", request: req as CrawlRequest });
+  const quote = price.quote({ pages: limit, formats: req.formats });
   if (!caller.auth) {
     // Over REST the spec's 402 quote (what a key's balance would hold); over MCP the free allowance
     // does not cover jobs.

@@ -6,8 +6,8 @@ import {
   mapRequest,
   mapResponse,
 } from "@browserfleet/contracts";
-import { priceOf } from "@browserfleet/pricing";
-import { ALLOWANCE } from "../allowance/index.ts";
+import { definePrice, line, PRICES, total, usd } from "@browserfleet/pricing";
+import { perDay } from "../allowance/index.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { defineOperation, READS_WEB } from "./operation.ts";
@@ -18,6 +18,14 @@ const MAP_BUDGET_MS = 60_000;
 /** How much longer the api waits than the worker's deadline, for the reply to come back. */
 const REPLY_SLACK_MS = 5_000;
 
+export const mapPrice = definePrice<{ limit: number }>({
+  brief: `${usd(PRICES.mapPer1000Urls)} per started 1000 URLs of limit`,
+  words: `${usd(PRICES.mapPer1000Urls)} per started 1000 URLs of limit (default 1000, so ${usd(PRICES.mapPer1000Urls)}).`,
+  quote: ({ limit }) =>
+    total([line("map, per started 1000 URLs of limit", Math.ceil(limit / 1000), PRICES.mapPer1000Urls)]),
+});
+const allowance = perDay("map", 10, { what: "a map" });
+
 export const map = defineOperation({
   name: "map",
   method: "POST",
@@ -26,8 +34,8 @@ export const map = defineOperation({
   request: mapRequest,
   response: mapResponse,
   priced: {
-    pricing: "map",
-    allowance: "map",
+    price: mapPrice,
+    allowance,
     payment: "any",
     limits: "limit default 1000, max 5000.",
     example: { url: "https://example.com/", limit: 100 },
@@ -36,7 +44,7 @@ export const map = defineOperation({
     name: "web_map",
     title: "List the URLs of a site",
     annotations: READS_WEB,
-    description: `List the URLs of a site (up to limit, default 1000, max 5000): its sitemaps (robots.txt, /sitemap.xml, indexes) plus the links on the rendered page, normalized and de-duplicated, with the filters search, includePaths, excludePaths, includeSubdomains. $0.0003 per started 1000 URLs of limit; keyless callers get ${ALLOWANCE.map.perDay} a day.`,
+    description: `List the URLs of a site (up to limit, default 1000, max 5000): its sitemaps (robots.txt, /sitemap.xml, indexes) plus the links on the rendered page, normalized and de-duplicated, with the filters search, includePaths, excludePaths, includeSubdomains. ${mapPrice.brief}; keyless callers get ${allowance.limit} a day.`,
   },
   run: (ctx, req, call) => paidMap(ctx, req, call.caller),
 });
@@ -50,9 +58,9 @@ async function paidMap(ctx: ApiContext, req: MapRequest, caller: Caller): Promis
   const started = performance.now();
   await precheckUrl(ctx, req.url);
   const budget = Math.min(ctx.config.SCRAPE_TIMEOUT_MS, MAP_BUDGET_MS);
-  const quote = priceOf({ route: "map", request: req });
+  const quote = mapPrice.quote(req);
   const result = await payFor(ctx, caller, {
-    route: map.priced.allowance,
+    allowance,
     request: req,
     quote,
     description: `map the URLs of ${req.url} (up to ${req.limit})`,

@@ -1,8 +1,8 @@
 import type { RoutePayment } from "@browserfleet/contracts";
-import type { PRICE_RULES } from "@browserfleet/pricing";
+import type { PriceRule } from "@browserfleet/pricing";
 import type { Request } from "express";
 import type { z } from "zod";
-import type { AllowanceRoute } from "../allowance/index.ts";
+import type { AllowanceRule } from "../allowance/index.ts";
 import type { Caller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 
@@ -57,10 +57,13 @@ export interface ToolsPerValue<A, I> {
 
 /** What a priced POST adds: its price, who may pay, its keyless allowance, and its GET self-description. */
 export interface Priced {
-  /** The pricing rule (the rules themselves live in @browserfleet/pricing). */
-  pricing: keyof typeof PRICE_RULES;
-  /** The keyless free allowance's rule for this operation; also its name in usage rows and money metrics. */
-  allowance: AllowanceRoute;
+  /**
+   * Its price (definePrice): the words every description shows and the quote its handler charges from.
+   * Read as words here; the handler calls its own rule's quote with its own input.
+   */
+  price: PriceRule<never>;
+  /** The keyless free allowance's rule (allowance/allowance-rules.ts); its name is also the usage rows' and money metrics'. */
+  allowance: AllowanceRule;
   /** Who may pay: anyone (key or wallet) or a key only; `paymentTerms` words it for a deployment. */
   payment: RoutePayment;
   /** The operation takes the json format, which needs a key. */

@@ -1,6 +1,13 @@
 import { batchRequest, type JobStartResponse, jobStartResponse } from "@browserfleet/contracts";
-import { startJob } from "./jobs.ts";
+import { PRICES, usd } from "@browserfleet/pricing";
+import { needsKey } from "../allowance/index.ts";
+import { jobPrice, startJob } from "./jobs.ts";
 import { defineOperation, STARTS } from "./operation.ts";
+
+export const batchPrice = jobPrice(
+  `${usd(PRICES.format)} per format per URL`,
+  `${usd(PRICES.format)} per format per URL (json ${usd(PRICES.jsonFormat)}); the whole batch is held up front and pages that never ran are refunded.`,
+);
 
 export const scrapeBatch = defineOperation({
   name: "scrapeBatch",
@@ -11,8 +18,8 @@ export const scrapeBatch = defineOperation({
   request: batchRequest,
   response: jobStartResponse,
   priced: {
-    pricing: "batch",
-    allowance: "batch",
+    price: batchPrice,
+    allowance: needsKey("batch", "batch scrape"),
     payment: "key",
     limits: "2 to 50 urls.",
     example: { urls: ["https://example.com/a", "https://example.com/b"], formats: ["markdown"] },
@@ -21,9 +28,8 @@ export const scrapeBatch = defineOperation({
     name: "web_scrape_batch",
     title: "Scrape many pages (background job)",
     annotations: STARTS,
-    description:
-      "Scrape 2 to 50 URLs with the same options as one background job (needs an API key). Returns jobId at once; poll web_batch_status for progress and results. Holds the most it can cost ($0.001 per format per URL) and gives back what pages did not use.",
+    description: `Scrape 2 to 50 URLs with the same options as one background job (needs an API key). Returns jobId at once; poll web_batch_status for progress and results. Holds the most it can cost (${batchPrice.brief}) and gives back what pages did not use.`,
   },
   run: (ctx, req, call): Promise<JobStartResponse> =>
-    startJob(ctx, call.caller, "batch", req, scrapeBatch.path),
+    startJob(ctx, call.caller, "batch", req, scrapeBatch.path, batchPrice),
 });

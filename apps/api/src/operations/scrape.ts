@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  type Format,
   type ScrapeRequest,
   type ScrapeResponse,
   type ScrapeTask,
@@ -8,9 +9,9 @@ import {
   type TaskReply,
 } from "@browserfleet/contracts";
 import { browserRequest, completeJson, jsonDepsFrom } from "@browserfleet/extract";
-import { priceOf } from "@browserfleet/pricing";
+import { definePrice, PRICES, pageQuote, usd } from "@browserfleet/pricing";
 import { type CacheHit, isCacheable, responseFromCache } from "@browserfleet/render-cache";
-import { ALLOWANCE } from "../allowance/index.ts";
+import { scrapeAllowance } from "../allowance/index.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -19,6 +20,13 @@ import { checkJsonOptions, precheckUrl, sendBrowserTask, taskFailed } from "./sh
 
 /** Time the browser gets beyond the page's own wait budget, to render the formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
+
+export const scrapePrice = definePrice<{ formats: readonly Format[]; cached?: readonly Format[] }>({
+  brief: `${usd(PRICES.format)} per format`,
+  words: `${usd(PRICES.format)} per format rendered (json ${usd(PRICES.jsonFormat)}, it includes the model call); a format served from cache (maxAge) costs ${usd(PRICES.cachedFormat)}. Formats that fail are not charged: refunded to a key's balance, and not settled by a wallet paying with x402 upto; a wallet paying with x402 exact pays the whole quote, settled in full once any format came out. A call where every format fails costs nothing.`,
+  quote: ({ formats, cached }) => pageQuote(formats, cached),
+});
+const allowance = scrapeAllowance(10, 3);
 
 export const scrape = defineOperation({
   name: "scrape",
@@ -29,8 +37,8 @@ export const scrape = defineOperation({
   request: scrapeRequest,
   response: scrapeResponse,
   priced: {
-    pricing: "scrape",
-    allowance: "scrape",
+    price: scrapePrice,
+    allowance,
     payment: "any",
     jsonFormat: true,
     example: { url: "https://example.com/", formats: ["markdown", "links"] },
@@ -39,7 +47,7 @@ export const scrape = defineOperation({
     name: "web_scrape",
     title: "Scrape a web page",
     annotations: READS_WEB,
-    description: `Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). $0.001 per format; keyless callers get ${ALLOWANCE.scrape.perDay} free a day, at most ${ALLOWANCE.scrape.perSitePerDay} distinct pages of a site, without screenshot, pdf or json.`,
+    description: `Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). ${scrapePrice.brief}; keyless callers get ${allowance.limit} free a day, at most ${allowance.perSite} distinct pages of a site, without screenshot, pdf or json.`,
   },
   run: (ctx, req, call) => paidScrape(ctx, req, call.caller),
 });
@@ -59,11 +67,7 @@ async function renderOnWorker(ctx: ApiContext, req: ScrapeRequest, requestId: st
 
 function chargeFor(result: ScrapeResponse): number {
   const out = result.metadata.formats.filter((f) => f in result.data);
-  return priceOf({
-    route: "scrape",
-    request: { formats: out },
-    cachedFormats: result.metadata.cached ?? [],
-  }).micros;
+  return scrapePrice.quote({ formats: out, cached: result.metadata.cached ?? [] }).micros;
 }
 
 /** Fold cache hits into a fresh render of the other formats, in the request's format order. */
@@ -95,13 +99,13 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
     req.maxAge !== undefined && scope !== null
       ? await ctx.cache.lookup(req, req.maxAge, scope)
       : { data: {}, formats: [] };
-  const quote = priceOf({ route: "scrape", request: req, cachedFormats: hit.formats });
+  const quote = scrapePrice.quote({ formats: req.formats, cached: hit.formats });
   const missing = req.formats.filter((f) => !(f in hit.data));
   const end = ctx.metrics.scrapeDuration.startTimer();
   let result: ScrapeResponse;
   try {
     result = await payFor(ctx, caller, {
-      route: scrape.priced.allowance,
+      allowance,
       request: req,
       quote,
       description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,

@@ -4,7 +4,7 @@ import {
   searchRequest,
   searchResponse,
 } from "@browserfleet/contracts";
-import { PRICE_RULES, priceOf } from "@browserfleet/pricing";
+import { definePrice, line, PRICES, total, usd } from "@browserfleet/pricing";
 import {
   clampToProvider,
   configuredProviders,
@@ -12,7 +12,7 @@ import {
   type SearchProvider,
   SearchProviderError,
 } from "@browserfleet/search";
-import { ALLOWANCE } from "../allowance/index.ts";
+import { ever } from "../allowance/index.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -26,6 +26,16 @@ const TOOLS = "web_search_{provider}";
 /** The MCP tool of one provider's search. */
 export const searchTool = (provider: SearchProvider) => TOOLS.replace("{provider}", provider.name);
 
+export const searchPrice = definePrice<{ limit: number }>({
+  brief: `${usd(PRICES.searchPer10Results)} per started 10 results of limit`,
+  words: `${usd(PRICES.searchPer10Results)} per started 10 results of limit (default 10, so ${usd(PRICES.searchPer10Results)}).`,
+  quote: ({ limit }) =>
+    total([
+      line("search, per started 10 results of limit", Math.ceil(limit / 10), PRICES.searchPer10Results),
+    ]),
+});
+const allowance = ever("search", 5, { what: "a search" });
+
 export const search = defineOperation({
   name: "searchProvider",
   method: "POST",
@@ -38,8 +48,8 @@ export const search = defineOperation({
   request: searchRequest,
   response: searchResponse,
   priced: {
-    pricing: "search",
-    allowance: "search",
+    price: searchPrice,
+    allowance,
     payment: "any",
     limits: "limit default 10, max 50 (lowered to the provider's maximum, and priced so).",
     example: { query: "headless browser scraping", limit: 10, domains: ["github.com"], since: "2025-01-01" },
@@ -61,7 +71,7 @@ export const search = defineOperation({
         name: searchTool(provider),
         title: `Search the web (${provider.name})`,
         annotations: READS_WEB,
-        description: `Search the web with ${provider.about}. Returns ranked results, each with url, title, domain, a snippet (unless snippets: false) and publishedAt when known; read a page with web_scrape. limit: default 10, at most ${provider.maxResults} here. Filters: domains (only these sites, subdomains included), excludeDomains, since (ISO date: only pages published after it; pages with no known date are kept). ${PRICE_RULES.search} A search with no result, or one the provider fails (an error that says so), is not charged. Keyless callers get ${ALLOWANCE.search.ever} searches in all.`,
+        description: `Search the web with ${provider.about}. Returns ranked results, each with url, title, domain, a snippet (unless snippets: false) and publishedAt when known; read a page with web_scrape. limit: default 10, at most ${provider.maxResults} here. Filters: domains (only these sites, subdomains included), excludeDomains, since (ISO date: only pages published after it; pages with no known date are kept). ${searchPrice.words} A search with no result, or one the provider fails (an error that says so), is not charged. Keyless callers get ${allowance.limit} searches in all.`,
         toInput: (request: SearchRequest) => ({ provider, request }),
       })),
   },
@@ -121,12 +131,12 @@ async function paidSearch(
       { field: "query", message: problem },
     ]);
   const limit = clampToProvider(provider, request).limit;
-  const quote = priceOf({ route: "search", request: { limit } });
+  const quote = searchPrice.quote({ limit });
   const { searchCalls, searchProviderDuration } = ctx.metrics;
   let providerFailed = false;
   try {
     const result = await payFor(ctx, caller, {
-      route: search.priced.allowance,
+      allowance,
       request,
       quote,
       description: `web search with ${provider.name} (up to ${limit} results)`,

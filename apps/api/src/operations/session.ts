@@ -1,14 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { newId, placeHold, settleHold } from "@browserfleet/billing";
 import {
+  type Format,
   type SessionOpenTask,
   type SessionRequest,
   type SessionResponse,
   sessionRequest,
   sessionResponse,
 } from "@browserfleet/contracts";
-import { PRICES, priceOf, sessionTailMinutes, usd } from "@browserfleet/pricing";
-import { ALLOWANCE } from "../allowance/index.ts";
+import {
+  definePrice,
+  formatPrice,
+  line,
+  PRICES,
+  sessionTailMinutes,
+  total,
+  usd,
+} from "@browserfleet/pricing";
+import { ever } from "../allowance/index.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -20,6 +29,18 @@ import { precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 /** Time the worker gets beyond the page's own wait budget to open the page and render its formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
 
+export const sessionPrice = definePrice<{ formats: readonly Format[] }>({
+  brief: `${usd(PRICES.sessionOpen)} including the first minute`,
+  words: `${usd(PRICES.sessionOpen)} to open, including the first minute and the first format; each further format ${usd(PRICES.format)}. Minutes past the first are billed with the next act, and those after the last act when the session ends (closed or expired; a lost session's minutes end with its last act). With a key, opening also holds what that idle tail can cost (${usd(PRICES.sessionMinute)} per minute of the idle timeout plus an act's run) and gives back what was not used; a wallet-opened session pays its minutes with its acts only, never an idle tail. A wallet paying with x402 exact pays an open's whole quote once it opened; with upto, the formats that came out. Closing is free.`,
+  quote: ({ formats: [first, ...rest] }) =>
+    total([
+      line("session open (first minute, first format)", 1, PRICES.sessionOpen),
+      ...(first === "json" ? [line("format json (model call)", 1, PRICES.jsonFormat - PRICES.format)] : []),
+      ...rest.map((f) => line(`format ${f}`, 1, formatPrice(f))),
+    ]),
+});
+const allowance = ever("session", 1, { what: "a session", formats: ["controls"] });
+
 export const session = defineOperation({
   name: "session",
   method: "POST",
@@ -29,8 +50,8 @@ export const session = defineOperation({
   request: sessionRequest,
   response: sessionResponse,
   priced: {
-    pricing: "session",
-    allowance: "session",
+    price: sessionPrice,
+    allowance,
     payment: "any",
     jsonFormat: true,
     example: { url: "https://example.com/login" },
@@ -39,7 +60,7 @@ export const session = defineOperation({
     name: "web_session_open",
     title: "Open a live browser session",
     annotations: STARTS,
-    description: `Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). $0.005 including the first minute; close it with web_session_close when done. Keyless callers get ${ALLOWANCE.session.ever} free session, without screenshot, pdf or json.`,
+    description: `Open a live browser session on a page and keep it open for web_act. Returns sessionId, expiresAt and the page's formats (default: controls, the list of what can be clicked or typed into, each with a ref). ${sessionPrice.brief}; close it with web_session_close when done. Keyless callers get ${allowance.limit} free session, without screenshot, pdf or json.`,
   },
   run: (ctx, req, call) => paidSessionOpen(ctx, req, call.caller),
 });
@@ -58,11 +79,11 @@ async function paidSessionOpen(
     });
   if ((await ctx.workers.freeSlots()) === 0) throw noCapacity();
   const cfg = ctx.config;
-  const quote = priceOf({ route: "session", request: req });
+  const quote = sessionPrice.quote(req);
   let opened: { id: string } | undefined;
   try {
     const result = await payFor(ctx, caller, {
-      route: session.priced.allowance,
+      allowance,
       request: req,
       quote,
       description: `open a browser session on ${req.url ?? "raw html"}`,
@@ -115,9 +136,8 @@ async function paidSessionOpen(
     opened = { id: sessionId };
     const out = reply.result;
     const cameOut = req.formats.filter((f) => f in out.data);
-    const charge = priceOf({
-      route: "session",
-      request: { formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1) },
+    const charge = sessionPrice.quote({
+      formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1),
     }).micros;
     await insertSession(ctx.db.db, {
       id: sessionId,
