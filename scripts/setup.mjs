@@ -72,7 +72,8 @@ function onPath(name) {
 // Node itself. The images ship Node 24; the whole suite runs on 20 (CI's), which is past its end of life
 // and older than some dependencies declare (@nats-io/nuid: Node 22 or newer), so a start on it says so.
 const major = Number(process.versions.node.split(".")[0]);
-if (major < 20) fail(`Node ${process.versions.node} is too old: Browserfleet needs Node 20 or newer (24 is best)`);
+if (major < 20)
+  fail(`Node ${process.versions.node} is too old: Browserfleet needs Node 20 or newer (24 is best)`);
 if (major < 22 && mode === "start")
   say(
     `Node ${process.versions.node} is past its end of life and older than some dependencies ask for (Node 22 or newer): it is tested and runs, but install Node 24 (or 22) to be on a supported one`,
