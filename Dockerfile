@@ -1,0 +1,99 @@
+# The four images, one target each. Build from the repository root:
+#   docker build --target api -t browserfleet/api .       (and --target jobs, operator, browser)
+# Name a target: without one, docker builds the last stage, the browser image.
+# (`npm run images` builds all four with podman, no Docker engine needed.)
+# The build stage installs every dependency and bundles the four TypeScript programs (and the workspace
+# packages they import) into dist/<program>/ with esbuild; the deps stage installs production dependencies
+# only; each target is Node 24 on Debian bookworm with those and its own program's bundle, running as user
+# 10001, and it runs on a read-only root filesystem given a writable /tmp (HOME and DATA_DIR point there).
+# Every stage but the four targets is shared, so a layer cache runs it once for all four images.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# The workspace manifests alone, so the npm ci layers below are rebuilt only when a package.json changes.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY packages packages
+RUN find packages -mindepth 2 -maxdepth 2 ! -name package.json -exec rm -rf {} +
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+COPY apps/api/package.json apps/api/package.json
+COPY apps/browser/package.json apps/browser/package.json
+COPY apps/jobs/package.json apps/jobs/package.json
+COPY operator/package.json operator/package.json
+COPY --from=manifests /src/packages packages
+RUN --mount=type=cache,target=/root/.npm npm ci --prefer-offline --ignore-scripts --no-audit --no-fund
+# Fixes to dependencies (patches/, what npm's postinstall applies outside images); the bundles below
+# carry the patched linkedom and turndown, so the runtime stage's unpatched copies are never loaded.
+COPY patches patches
+RUN node_modules/.bin/patch-package
+COPY packages packages
+COPY apps apps
+COPY operator operator
+# One esbuild run bundles the four programs, each on its own into dist/<program>/ (esbuild without
+# code splitting shares nothing between entry points, so each image carries its own bundle alone). The
+# browser converts pages to markdown in worker threads, which load worker-entry.mjs beside main.mjs
+# (packages/markdown's pool); the api, jobs and the operator import no markdown code.
+RUN node -e "import('esbuild').then((e) => e.build({ \
+      entryPoints: { \
+        'api/main': 'apps/api/src/main.ts', \
+        'jobs/main': 'apps/jobs/src/main.ts', \
+        'operator/main': 'operator/src/main.ts', \
+        'browser/main': 'apps/browser/src/main.ts', 'browser/worker-entry': 'packages/markdown/src/worker.ts', \
+      }, \
+      outdir: 'dist', bundle: true, platform: 'node', format: 'esm', target: 'node24', outExtension: { '.js': '.mjs' }, sourcemap: true, \
+      banner: { js: 'import { createRequire as __bfRequire } from \"node:module\"; const require = __bfRequire(import.meta.url);' }, \
+      plugins: [{ name: 'deps-external', setup(b) { b.onResolve({ filter: /^[^./]/ }, (a) => a.path.startsWith('@browserfleet/') || a.path === 'linkedom' || a.path === 'turndown' ? undefined : { external: true }); } }], \
+    }))"
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY apps/api/package.json apps/api/package.json
+COPY apps/browser/package.json apps/browser/package.json
+COPY apps/jobs/package.json apps/jobs/package.json
+COPY operator/package.json operator/package.json
+COPY --from=manifests /src/packages packages
+RUN --mount=type=cache,target=/root/.npm npm ci --prefer-offline --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/@browserfleet node_modules/.cache
+
+# The user and environment of every image.
+FROM ${NODE_IMAGE} AS base
+RUN groupadd --gid 10001 fleet && useradd --uid 10001 --gid fleet --home-dir /tmp --shell /usr/sbin/nologin fleet
+WORKDIR /app
+ENV NODE_ENV=production HOME=/tmp DATA_DIR=/tmp/data
+
+# What every program needs at run time: production dependencies, and the migrations where packages/db
+# looks for them (../migrations from the bundle in dist/).
+FROM base AS runtime
+COPY --from=deps /app/node_modules node_modules
+COPY --from=build /src/packages/db/migrations migrations
+USER 10001:10001
+CMD ["node", "--enable-source-maps", "dist/main.mjs"]
+
+FROM runtime AS api
+COPY --from=build /src/dist/api dist
+EXPOSE 8080
+
+FROM runtime AS jobs
+COPY --from=build /src/dist/jobs dist
+EXPOSE 9465
+
+FROM runtime AS operator
+COPY --from=build /src/dist/operator dist
+EXPOSE 8081
+
+# The browser target installs Chromium before it takes the runtime's /app, so the large Chromium layer
+# depends on the base alone and is not rebuilt when a dependency or a migration changes.
+FROM base AS browser
+# Chromium and fonts from Debian (the worker finds /usr/bin/chromium); tini reaps Chromium's children.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji fonts-noto-cjk tini \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+COPY --from=runtime /app /app
+COPY --from=build /src/dist/browser dist
+USER 10001:10001
+EXPOSE 9464
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--enable-source-maps", "dist/main.mjs"]
