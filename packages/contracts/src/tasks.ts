@@ -114,14 +114,10 @@ export const TASK_KINDS: readonly TaskKind[] = Object.freeze(Object.keys(TASKS) 
 export type TaskOf<K extends TaskKind> = z.infer<(typeof TASKS)[K]["task"]>;
 export type ReplyOf<K extends TaskKind> = z.infer<(typeof TASKS)[K]["reply"]>;
 
-export const browserTask = z.discriminatedUnion("kind", [
-  scrapeTask,
-  sessionOpenTask,
-  pageTask,
-  mapTask,
-  fetchTask,
-]);
-export type BrowserTask = z.infer<typeof browserTask>;
+/** Any task of the table (a new kind is one entry in TASKS). */
+export type BrowserTask = TaskOf<TaskKind>;
+/** Any reply of the table. */
+export type AnyReply = ReplyOf<TaskKind>;
 
 /** What a receiver makes of a message: the value it declares, or why it is not one. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };

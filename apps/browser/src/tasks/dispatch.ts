@@ -1,18 +1,15 @@
 import type { Admitted } from "@browserfleet/bus";
 import {
+  type AnyReply,
   type BrowserTask,
   checkTask,
-  type FetchReply,
-  type MapReply,
-  type SessionOpenReply,
   TASK_KINDS,
   type TaskError,
   type TaskKind,
-  type TaskReply,
 } from "@browserfleet/contracts";
 import type { BrowserMetrics } from "../metrics.ts";
 
-export type AnyReply = TaskReply | SessionOpenReply | MapReply | FetchReply;
+export type { AnyReply };
 /** The error reply every kind shares. */
 export type ErrorReply = { ok: false; error: TaskError };
 
