@@ -1,15 +1,12 @@
 import type { Page, Request, Response } from "playwright-core";
 import { BrowserError } from "../errors.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
+import { API_YOUNG_MS, PAGE_QUIET_MS as QUIET_MS, SUBRESOURCE_YOUNG_MS } from "../settle-windows.ts";
 import { type PageReadArgs, readPage } from "./scroll-hooks.ts";
 import { SETTLE_GLOBAL, SETTLE_SCRIPT } from "./settle-script.ts";
 
-/** How long the page must go without activity, once it has shown any after DOMContentLoaded. */
-export const QUIET_MS = 150;
-/** A fetch, XHR, script or frame document older than this is taken to never end (a long-poll, a hang). */
-export const API_YOUNG_MS = 2_500;
-/** The same for images, stylesheets and fonts: what holds `load` back, but rarely the content. */
-export const SUBRESOURCE_YOUNG_MS = 1_000;
+export { API_YOUNG_MS, QUIET_MS, SUBRESOURCE_YOUNG_MS };
+
 /** A meta refresh due later than this is a page's choice to stay, not a redirect. */
 const REFRESH_MAX_MS = 3_000;
 /** Script or meta-refresh redirects followed at most. */

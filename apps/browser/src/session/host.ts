@@ -33,14 +33,10 @@ import {
   settlePage,
   youngFor,
 } from "../page/settle.ts";
+import { ACT_QUIET_MS, ACT_SETTLE_MAX_MS } from "../settle-windows.ts";
 import { runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
 import { type QuietRead, quietRead } from "./quiet-read.ts";
-
-/** After an act, the longest to wait for what it set going: an agent waits for every act. */
-const ACT_SETTLE_MAX_MS = 3_000;
-/** Quiet enough after an act: its own changes happen at once, a fetch's result soon after. */
-const ACT_QUIET_MS = 80;
 
 interface LiveSession {
   id: string;

@@ -1,15 +1,12 @@
 import type { Page, Request } from "playwright-core";
 import { type PageState, type Seen, seenIn, youngFor } from "../page/settle.ts";
 import { SETTLE_GLOBAL } from "../page/settle-script.ts";
-
-/** The longest to wait for the page to run its handlers after an action (a busy or frozen page). */
-const GRACE_MS = 100;
-/** The longest to wait for the requests an action started to finish. */
-const QUIET_MS = 2_000;
-/** The longest to wait for a navigation an action started to reach `load`. */
-const LOAD_MS = 10_000;
-/** After a navigation request finished without a commit (204, download), how long to wait for one. */
-const COMMIT_AFTER_FINISH_MS = 300;
+import {
+  COMMIT_AFTER_FINISH_MS,
+  ACTION_GRACE_MS as GRACE_MS,
+  ACTION_LOAD_MS as LOAD_MS,
+  ACTION_REQUESTS_MS as QUIET_MS,
+} from "../settle-windows.ts";
 
 export interface SettleOptions<S = unknown> {
   /** Absolute time (Date.now()) past which settling never waits. */
