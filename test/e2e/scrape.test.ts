@@ -11,6 +11,9 @@ before(async () => {
 after(async () => stack?.stop());
 
 const scrape = (body: Record<string, unknown>) => stack.post("/web/v1/scrape", body);
+const newKeyed = () => stack.newKey(1_000_000);
+const balanceOf = async (key: string): Promise<number> =>
+  (await stack.call("GET", "/web/v1/account", { authorization: `Bearer ${key}` })).body.balance.micros;
 const pngSize = (b64: string) => {
   const buf = Buffer.from(b64, "base64");
   return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
@@ -234,6 +237,68 @@ describe("POST /web/v1/scrape options", () => {
     });
     assert.match(auth.body.data.markdown, /Authenticated as alice/);
     assert.equal(auth.body.metadata.statusCode, 200);
+  });
+
+  it("refuses what a header or cookie cannot carry with a 400 naming the field, uncharged; takes the rest", async () => {
+    const { key } = await newKeyed();
+    const echoed = (request: unknown) =>
+      JSON.stringify({ url: `${site}/headers`, formats: ["elements"], selectors: ["#echo"], request });
+    // Raw JSON bodies, so that a lone surrogate travels as the \ud800 escape a client would send.
+    const refused: Array<[string, string]> = [
+      [echoed({ headers: { "x-hostile": "a\u0000b" } }), "request.headers.x-hostile"],
+      [echoed({ headers: { "x-hostile": "a\r\nx-injected: 1" } }), "request.headers.x-hostile"],
+      [echoed({ headers: { "x-hostile": "x".repeat(100_000) } }), "request.headers.x-hostile"],
+      [
+        echoed({ headers: { "x-hostile": "a\\ud800b" } }).replace("\\\\ud800", "\\ud800"),
+        "request.headers.x-hostile",
+      ],
+      [echoed({ headers: { "x-a\u0000": "v" } }), "request.headers.x-a\u0000"],
+      [echoed({ headers: { Host: "elsewhere.example" } }), "request.headers.Host"],
+      [echoed({ headers: { "Proxy-Authorization": "Basic eA==" } }), "request.headers.Proxy-Authorization"],
+      [echoed({ userAgent: "Fleet\r\nx-injected: 1" }), "request.userAgent"],
+      [echoed({ auth: { username: "a\u0000", password: "p" } }), "request.auth.username"],
+      [echoed({ cookies: [{ name: " padded", value: "v" }] }), "request.cookies.0.name"],
+      [echoed({ cookies: [{ name: "n", value: "a;b" }] }), "request.cookies.0.value"],
+      [echoed({ cookies: [{ name: "n", value: "é".repeat(2100) }] }), "request.cookies.0.value"],
+      [echoed({ cookies: [{ name: "n", value: "v", expires: -5 }] }), "request.cookies.0.expires"],
+    ];
+    const before = await balanceOf(key);
+    for (const [body, field] of refused) {
+      const r = await stack.post("/web/v1/scrape", body, { authorization: `Bearer ${key}` });
+      assert.equal(r.status, 400, `${field}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      assert.equal(r.body.error.code, "invalid_request");
+      assert.deepEqual(
+        r.body.error.details.map((d: { field: string }) => d.field),
+        [field],
+        JSON.stringify(r.body.error),
+      );
+    }
+    assert.equal(await balanceOf(key), before, "a refused call is not charged");
+
+    // Right-to-left and zero-width characters are text a header may carry: sent as UTF-8, as is.
+    const values = ["a\u202eb", "zero\u200bwidth", "é".repeat(4096)];
+    const ok = await stack.post(
+      "/web/v1/scrape",
+      echoed({ headers: { "x-1": values[0], "x-2": values[1], "x-3": values[2] } }),
+      {
+        authorization: `Bearer ${key}`,
+      },
+    );
+    assert.equal(ok.status, 200, JSON.stringify(ok.body).slice(0, 300));
+    const seen = JSON.parse(ok.body.data.elements[0].matches[0].text);
+    // The fixture reads header bytes as Latin-1.
+    for (const [i, v] of values.entries())
+      assert.equal(seen[`x-${i + 1}`], Buffer.from(v, "utf8").toString("latin1"));
+    assert.equal(await balanceOf(key), before - 1_000, "charged for the one format");
+
+    // A cookie with a path and no domain goes with the page's host.
+    const cookie = await stack.post(
+      "/web/v1/scrape",
+      { url: `${site}/cookies`, request: { cookies: [{ name: "scoped", value: "yes", path: "/" }] } },
+      { authorization: `Bearer ${key}` },
+    );
+    assert.equal(cookie.status, 200, JSON.stringify(cookie.body).slice(0, 300));
+    assert.match(cookie.body.data.markdown, /scoped=yes/);
   });
 
   it("blocks resource types and URL patterns", async () => {

@@ -57,6 +57,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     e = new ApiError("payload_too_large", `the body is larger than ${err.limit} bytes`);
   else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported")
     e = new ApiError("invalid_request", String(err.message));
+  else if (err instanceof URIError && (err as { status?: unknown }).status === 400)
+    // The router could not decode a path parameter (%ED%A0%80, a lone surrogate, is not UTF-8).
+    e = new ApiError("invalid_request", `the path is not percent-encoded UTF-8: ${err.message}`, [
+      { field: "", message: "a path parameter does not decode as UTF-8" },
+    ]);
   else if (bodyUnreadable(err))
     // A Content-Encoding whose body does not decode (gzip that is not gzip): the caller's fault, not ours.
     e = new ApiError("invalid_request", `the body could not be read: ${err.message}`, [

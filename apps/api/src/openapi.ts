@@ -157,6 +157,7 @@ function pricedOperation(
     responses: {
       ...(described.responses as Schema),
       ...errors(inputErrors([429], false, pathParams(op.path))),
+      ...(params.length ? HEADERS_TOO_LARGE : {}),
     },
   });
   const wallets = setup.wallets && route.payment === "any";
@@ -187,6 +188,7 @@ function pricedOperation(
           : {}),
       },
       ...errors(inputErrors([...PRICED_ERRORS, ...(route.errors ?? [])], true, pathParams(op.path)), wallets),
+      ...(params.length ? HEADERS_TOO_LARGE : {}),
     },
   });
 }
@@ -212,20 +214,29 @@ function freeOperation(op: AnyOperation, setup: PaymentSetup, schemas: Record<st
     responses: {
       "200": { description: free.ok, ...(op.response ? { content: json(ref(responseName)) } : {}) },
       ...errors(inputErrors(free.errors, parameters.length > 0 || body !== undefined, pathParams(op.path))),
+      ...(parameters.length ? HEADERS_TOO_LARGE : {}),
     },
   });
 }
 
 /**
  * The statuses an operation answers beyond its own list: 400 whenever it reads a body or parameters (they are
- * validated, unknown query fields included), 404 whenever a path parameter may name nothing.
+ * validated, unknown query fields included; a path that does not decode as UTF-8 is one too), 404 whenever a
+ * path parameter may name nothing.
  */
 function inputErrors(own: number[], readsInput: boolean, params: string[]): number[] {
   const all = new Set(own);
-  if (readsInput) all.add(400);
+  if (readsInput || params.length > 0) all.add(400);
   if (params.length > 0) all.add(404);
   return [...all].sort((a, b) => a - b);
 }
+
+/** Node's own answer when a long parameter makes the request line and headers pass its 16 KB: no body. */
+const HEADERS_TOO_LARGE = {
+  "431": {
+    description: "The request line and headers are over 16 KB together (a parameter too long): no body",
+  },
+};
 
 /** The OpenAPI 3.1 document of the whole api, generated from the contracts, as this deployment takes payment. */
 export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { parseAllowList } from "@browserfleet/ssrf";
@@ -96,5 +96,44 @@ describe("guardedFetch", () => {
     const bomb = gzipSync(Buffer.alloc(5_000_000));
     assert.throws(() => gunzipBounded(bomb, 1_000_000));
     assert.equal(gunzipBounded(gzipSync(Buffer.from("ok")), 10).toString(), "ok");
+  });
+});
+
+describe("the guard proxy", () => {
+  test("passes on request headers as large as a request's contract allows; the site says what it takes", async () => {
+    const site = createServer({ maxHeaderSize: 4 * 1024 * 1024 }, (req, res) =>
+      res.end(String(req.headers["x-large"]?.length)),
+    );
+    await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
+    const { port } = site.address() as { port: number };
+    const proxy = new URL(open.url);
+    // 50 headers of 8192 characters, each 3 bytes in UTF-8: about 1.2 MB.
+    const headers = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`x-${i}`, Buffer.from("é".repeat(8192)).toString("latin1")]),
+    );
+    try {
+      const answer = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: proxy.hostname,
+            port: proxy.port,
+            path: `http://127.0.0.1:${port}/`,
+            headers: { ...headers, "x-large": "y".repeat(8192) },
+          },
+          (res) => {
+            let body = "";
+            res.on("data", (d) => {
+              body += d;
+            });
+            res.on("end", () => resolve({ status: res.statusCode, body }));
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+      assert.deepEqual(answer, { status: 200, body: "8192" });
+    } finally {
+      site.close();
+    }
   });
 });

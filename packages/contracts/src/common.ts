@@ -1,7 +1,22 @@
 import { z } from "zod";
+import {
+  COOKIE_NAME,
+  COOKIE_PATH,
+  COOKIE_VALUE,
+  FIELD_VALUE,
+  jsonObject,
+  LINE,
+  refusing,
+  TEXT,
+  text,
+  textRule,
+  utf8Length,
+} from "./text.ts";
 
 const PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})";
 const IPV4_PART = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+/** Control characters: a URL holds them only percent-encoded (%00), and PostgreSQL cannot store NUL. */
+const URL_CONTROLS = "\\u0000-\\u001f\\u007f";
 /** Letters of host names: ASCII and the Latin, Greek, Cyrillic and CJK ones that IDNA takes. */
 const HOST_CHAR =
   "A-Za-z0-9_\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u017f\\u03b1-\\u03c9\\u0410-\\u044f\\u4e00-\\u9fff-";
@@ -15,11 +30,12 @@ const HOST_LETTER =
  * rather than \d so that clients reading it with other regex engines (Python's, where \d is any Unicode
  * digit) generate only what the api takes.
  */
-export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://([^\\s/?#@\\\\]*@)?(([${HOST_CHAR}]+\\.)*[${HOST_CHAR}]*[${HOST_LETTER}][${HOST_CHAR}]*\\.?|${IPV4_PART}(\\.${IPV4_PART}){3}|\\[(([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4}){0,5})?)\\])(:${PORT})?([/?#][^\\s]*)?$`;
+export const HTTP_URL_PATTERN = `^[Hh][Tt][Tt][Pp][Ss]?://([^\\s${URL_CONTROLS}/?#@\\\\]*@)?(([${HOST_CHAR}]+\\.)*[${HOST_CHAR}]*[${HOST_LETTER}][${HOST_CHAR}]*\\.?|${IPV4_PART}(\\.${IPV4_PART}){3}|\\[(([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}|::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4}){0,5})?)\\])(:${PORT})?([/?#][^\\s${URL_CONTROLS}]*)?$`;
 
 /** An absolute http(s) URL. Address checks (SSRF) happen at fetch time, after DNS. */
-export const httpUrl = z
-  .string()
+export const httpUrl = text(
+  refusing(URL_CONTROLS, "must not contain control characters: a URL holds them only percent-encoded (%00)"),
+)
   .max(8192)
   .refine(
     (value) => {
@@ -60,17 +76,15 @@ export const viewport = z.strictObject({
   deviceScaleFactor: z.number().min(0.5).max(3).default(1),
 });
 
+/** A CSS selector: the browser reads any text but NUL (a stored batch or crawl request cannot hold NUL). */
+export const cssSelector = () => text(TEXT).min(1).max(1000);
+
 export const screenshotOptions = z.strictObject({
   fullPage: z.boolean().default(false),
   type: z.enum(["png", "jpeg"]).default("png"),
   quality: z.int().min(0).max(100).optional().describe("JPEG quality; only with type jpeg"),
   omitBackground: z.boolean().default(false),
-  selector: z
-    .string()
-    .min(1)
-    .max(1000)
-    .optional()
-    .describe("Capture only the first element matching this CSS selector"),
+  selector: cssSelector().optional().describe("Capture only the first element matching this CSS selector"),
   viewport: viewport
     .partial()
     .optional()
@@ -123,10 +137,7 @@ export const waitOptions = z.strictObject({
     .describe(
       "auto (default): until the page has nothing left to do: its DOM has stopped changing, no recent fetch, XHR, script, frame or subresource request is in flight, no short timer is pending, and a script or meta-refresh redirect has been followed; what never ends (websockets, EventSource, long-polls, beacons, media, a hanging subresource) is ignored, and wait.budget bounds it. A page that never fires load is captured once its DOM is ready and quiet. load, domcontentloaded, networkidle and commit are Playwright's lifecycle events, exactly",
     ),
-  selector: z
-    .string()
-    .min(1)
-    .max(1000)
+  selector: cssSelector()
     .optional()
     .describe("Also wait until this CSS selector is visible (it pierces open shadow roots)"),
   timeout: z
@@ -164,26 +175,92 @@ export const scrollOptions = z.strictObject({
     .describe("Milliseconds of scrolling at most; an endless feed stops here"),
 });
 
-export const cookie = z.strictObject({
-  name: z.string().min(1).max(4096),
-  value: z.string().max(4096),
-  domain: z.string().max(255).optional(),
-  path: z.string().max(1024).optional(),
-  secure: z.boolean().optional(),
-  httpOnly: z.boolean().optional(),
-  sameSite: z.enum(["Strict", "Lax", "None"]).optional(),
-  expires: z.number().optional(),
-});
+/** The latest cookie expiry Playwright takes: 9999-12-31T23:59:59Z, in seconds. */
+const MAX_COOKIE_EXPIRES = 253_402_300_799;
+/** Chromium refuses a cookie whose name and value together pass this many bytes of UTF-8. */
+export const COOKIE_NAME_VALUE_BYTES = 4096;
+/** And any attribute (path) past this many. */
+export const COOKIE_ATTRIBUTE_BYTES = 1024;
 
-const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid HTTP header name");
+/** A cookie domain: a host name (letters as in URLs, punycode for others) or IPv4 address, a leading dot allowed. */
+const COOKIE_DOMAIN = textRule(
+  `^\\.?[${HOST_CHAR}]+(\\.[${HOST_CHAR}]+)*\\.?$`,
+  () => "a cookie domain is a host name such as example.com or .example.com (punycode for other scripts)",
+);
+
+/** A cookie for the page, as Chromium's cookie store takes it (what it refuses would fail the whole task). */
+export const cookie = z
+  .strictObject({
+    name: text(COOKIE_NAME).min(1).max(4096),
+    value: text(COOKIE_VALUE).max(4096),
+    domain: text(COOKIE_DOMAIN).max(255).optional(),
+    path: text(COOKIE_PATH)
+      .max(COOKIE_ATTRIBUTE_BYTES)
+      .optional()
+      .describe(`At most ${COOKIE_ATTRIBUTE_BYTES} bytes of UTF-8`),
+    secure: z.boolean().optional(),
+    httpOnly: z.boolean().optional(),
+    sameSite: z.enum(["Strict", "Lax", "None"]).optional(),
+    expires: z
+      .union([z.literal(-1), z.number().min(0).max(MAX_COOKIE_EXPIRES)])
+      .optional()
+      .describe("Unix time in seconds; -1 (or none): a session cookie"),
+  })
+  .describe(`name and value together at most ${COOKIE_NAME_VALUE_BYTES} bytes of UTF-8`)
+  .check((ctx) => {
+    const { name, value, path } = ctx.value;
+    if (utf8Length(name) + utf8Length(value) > COOKIE_NAME_VALUE_BYTES)
+      ctx.issues.push({
+        code: "custom",
+        path: ["value"],
+        message: `a cookie's name and value together take at most ${COOKIE_NAME_VALUE_BYTES} bytes of UTF-8 (Chromium's limit)`,
+        input: value,
+        continue: true,
+      });
+    if (path !== undefined && utf8Length(path) > COOKIE_ATTRIBUTE_BYTES)
+      ctx.issues.push({
+        code: "custom",
+        path: ["path"],
+        message: `a cookie path takes at most ${COOKIE_ATTRIBUTE_BYTES} bytes of UTF-8 (Chromium's limit)`,
+        input: path,
+        continue: true,
+      });
+  });
+
+/** Request headers Chromium refuses from a caller (net::ERR_INVALID_ARGUMENT): it sets them, or they are hop-by-hop. */
+export const BROWSER_SET_HEADERS = [
+  "connection",
+  "content-length",
+  "cookie2",
+  "host",
+  "keep-alive",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+] as const;
+const anyCase = (s: string) => s.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP field name (an RFC 9110 token) that the browser lets a caller set: none of those above, nor proxy-*. */
+const HEADER_NAME = textRule(
+  `^(?!(${BROWSER_SET_HEADERS.map(anyCase).join("|")})$|${anyCase("proxy-")})[!#$%&'*+.^_\`|~0-9A-Za-z-]+$`,
+  (name) =>
+    TOKEN.test(name)
+      ? `the browser sets ${name.toLowerCase()} itself and refuses it from a caller (so are ${BROWSER_SET_HEADERS.join(", ")} and proxy-*)`
+      : "must be a valid HTTP header name (an RFC 9110 token: letters, digits and !#$%&'*+.^_`|~-)",
+);
+
 export const requestOptions = z.strictObject({
   headers: z
-    .record(headerName, z.string().max(8192))
+    .record(text(HEADER_NAME).max(256), text(FIELD_VALUE).max(8192))
     .refine((h) => Object.keys(h).length <= 50, "at most 50 headers")
     .optional(),
   cookies: z.array(cookie).max(100).optional(),
-  userAgent: z.string().min(1).max(1024).optional(),
-  auth: z.strictObject({ username: z.string().max(1024), password: z.string().max(1024) }).optional(),
+  userAgent: text(FIELD_VALUE).min(1).max(1024).optional(),
+  auth: z
+    .strictObject({ username: text(LINE).max(1024), password: text(LINE).max(1024) })
+    .optional()
+    .describe("HTTP authentication; no control characters (RFC 7617)"),
 });
 
 export const RESOURCE_TYPES = [
@@ -204,7 +281,7 @@ export const RESOURCE_TYPES = [
 export const blockOptions = z.strictObject({
   resourceTypes: z.array(z.enum(RESOURCE_TYPES)).max(RESOURCE_TYPES.length).optional(),
   urlPatterns: z
-    .array(z.string().min(1).max(2048))
+    .array(text(LINE).min(1).max(2048))
     .max(100)
     .optional()
     .describe("Glob patterns (* and **) matched against each request URL"),
@@ -212,11 +289,8 @@ export const blockOptions = z.strictObject({
 
 export const jsonOptions = z
   .strictObject({
-    prompt: z.string().max(10_000).optional(),
-    schema: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe("JSON Schema the extracted object must match"),
+    prompt: text(TEXT).max(10_000).optional(),
+    schema: jsonObject().optional().describe("JSON Schema the extracted object must match"),
   })
   .refine((j) => j.prompt !== undefined || j.schema !== undefined, "json needs a prompt, a schema, or both")
   // The rule above, as the published schema says it.

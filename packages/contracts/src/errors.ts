@@ -67,9 +67,23 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * A union's issues as those of the one option the input is a form of (the only one without an unknown key
+ * at its top, as an action `{click: {...}}` is only a click), so a bad value deep in an action names its
+ * field; a union no option fits stays one issue.
+ */
+function fittingIssues(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union") return [issue];
+  const fitting = issue.errors.filter(
+    (option) => !option.some((i) => i.code === "unrecognized_keys" && i.path.length === 0),
+  );
+  if (fitting.length !== 1) return [issue];
+  return fitting[0]!.flatMap((i) => fittingIssues({ ...i, path: [...issue.path, ...i.path] }));
+}
+
 /** Turn zod issues into details that name the field at fault. */
 export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap(fittingIssues).map((issue) => {
     const field = issue.path.map(String).join(".");
     let message = issue.message;
     if (issue.code === "unrecognized_keys") {
@@ -79,7 +93,11 @@ export function detailsFromZod(error: z.ZodError): ErrorDetail[] {
         code: issue.code,
       };
     }
-    if (issue.code === "invalid_union" && field.startsWith("actions")) {
+    // A record's key (a header name) that its schema refused: say why, not only that it was refused.
+    if (issue.code === "invalid_key" && issue.issues[0]) {
+      message = `invalid key: ${issue.issues[0].message}`;
+    }
+    if (issue.code === "invalid_union" && /^actions\.\d+$/.test(field)) {
       message = `not a known action form: use one of ${ACTION_FORMS.join(", ")}`;
     }
     return { field, message, code: issue.code };

@@ -6,6 +6,7 @@ export * from "./scrape.ts";
 export * from "./search.ts";
 export * from "./session.ts";
 export * from "./tasks.ts";
+export * from "./text.ts";
 
 export const INTERFACE_VERSION = "1.0.1";
 export * from "./account.ts";

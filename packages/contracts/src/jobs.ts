@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { httpUrl, rowCursor } from "./common.ts";
 import { checkRenderRules, RENDER_RULES_SCHEMA, renderFields } from "./scrape.ts";
+import { LINE, storedText, text } from "./text.ts";
 
 export const siteFilters = {
-  search: z.string().min(1).max(1000).optional().describe("Keep only URLs containing this text"),
+  search: text(LINE).min(1).max(1000).optional().describe("Keep only URLs containing this text"),
   includeSubdomains: z.boolean().default(false),
-  includePaths: z.array(z.string().min(1).max(1000)).max(100).optional(),
-  excludePaths: z.array(z.string().min(1).max(1000)).max(100).optional(),
+  includePaths: z.array(text(LINE).min(1).max(1000)).max(100).optional(),
+  excludePaths: z.array(text(LINE).min(1).max(1000)).max(100).optional(),
 };
 
 export const batchRequest = z
@@ -38,13 +39,17 @@ export const mapRequest = z.strictObject({
 });
 export type MapRequest = z.infer<typeof mapRequest>;
 
+/**
+ * A report is stored as it came: its free text is never refused for what it holds, only cleaned of what
+ * PostgreSQL cannot store (storedText). Its url is a URL like any other.
+ */
 export const feedbackRequest = z.strictObject({
-  message: z.string().min(1).max(10_000),
+  message: storedText().min(1).max(10_000),
   category: z.enum(["bug", "quality", "billing", "feature", "other"]).default("other"),
   url: httpUrl.optional(),
-  requestId: z.string().max(200).optional(),
-  jobId: z.string().max(200).optional(),
-  sessionId: z.string().max(200).optional(),
+  requestId: storedText().max(200).optional(),
+  jobId: storedText().max(200).optional(),
+  sessionId: storedText().max(200).optional(),
 });
 export type FeedbackRequest = z.infer<typeof feedbackRequest>;
 

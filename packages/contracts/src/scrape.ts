@@ -2,6 +2,7 @@ import { z } from "zod";
 import {
   blockOptions,
   controlsOptions,
+  cssSelector,
   documentsOptions,
   FORMATS,
   format,
@@ -15,11 +16,15 @@ import {
   viewport,
   waitOptions,
 } from "./common.ts";
+import { TEXT, text } from "./text.ts";
+
+/** Raw HTML instead of a URL: any text but NUL, which the HTML parser drops anyway. */
+export const rawHtml = () => text(TEXT).min(1).max(5_000_000);
 
 /** Fields shared by scrape, session, batch and crawl: what to render and how. */
 export const renderFields = {
   formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["markdown"]),
-  selectors: z.array(z.string().min(1).max(1000)).min(1).max(50).optional(),
+  selectors: z.array(cssSelector()).min(1).max(50).optional(),
   json: jsonOptions.optional(),
   screenshot: screenshotOptions.optional(),
   pdf: pdfOptions.optional(),
@@ -53,7 +58,7 @@ export const renderFields = {
       "markdown: only the page's main content, without navigation, headers, footers, cookie banners, ads, share buttons and related links, chosen by the kind of page (metadata.pageType): an article's or documentation's body, a product's name, price, description and specifications, every item card of a collection or listing, every post of a forum thread. When no credible main content is found, the whole page is converted and metadata.mainContent says fallback_whole_page",
     ),
   includeTags: z
-    .array(z.string().min(1).max(1000))
+    .array(cssSelector())
     .min(1)
     .max(50)
     .optional()
@@ -61,7 +66,7 @@ export const renderFields = {
       "markdown: CSS selectors; only matching elements (with what they contain, in page order) are converted. Applied after excludeTags and before onlyMainContent",
     ),
   excludeTags: z
-    .array(z.string().min(1).max(1000))
+    .array(cssSelector())
     .min(1)
     .max(50)
     .optional()
@@ -121,7 +126,7 @@ export const URL_OR_HTML = { oneOf: [{ required: ["url"] }, { required: ["html"]
 export const scrapeRequest = z
   .strictObject({
     url: httpUrl.optional().describe("Page to process. Either url or html is given."),
-    html: z.string().min(1).max(5_000_000).optional().describe("Raw HTML used instead of url"),
+    html: rawHtml().optional().describe("Raw HTML used instead of url"),
     ...renderFields,
   })
   .superRefine((v, ctx) => {

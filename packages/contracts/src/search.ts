@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LINE, text } from "./text.ts";
 
 /**
  * A domain filter entry. Agents write domains many ways ("https://www.example.com/docs", "*.example.com"):
@@ -22,7 +23,7 @@ const domainName = z
   .pipe(z.string().regex(/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/, "expected a domain name such as example.com"));
 
 export const searchRequest = z.strictObject({
-  query: z.string().trim().min(1).max(1000).describe("What to search for"),
+  query: text(LINE).trim().min(1).max(1000).describe("What to search for, on one line"),
   limit: z.int().min(1).max(50).default(10).describe("Results to return"),
   snippets: z.boolean().default(true).describe("Return the text the provider shows alongside each result"),
   domains: z

@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { FORMATS, format, httpUrl, WAIT_UNTIL } from "./common.ts";
-import { checkRenderRules, formatError, pageMetadata, renderFields, URL_OR_HTML } from "./scrape.ts";
+import { cssSelector, FORMATS, format, httpUrl, WAIT_UNTIL } from "./common.ts";
+import { checkRenderRules, formatError, pageMetadata, rawHtml, renderFields, URL_OR_HTML } from "./scrape.ts";
+import { LINE, TEXT, text } from "./text.ts";
 
 export const sessionRequest = z
   .strictObject({
     url: httpUrl.optional(),
-    html: z.string().min(1).max(5_000_000).optional(),
+    html: rawHtml().optional(),
     ...renderFields,
     formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["controls"]),
   })
@@ -19,14 +20,17 @@ export const sessionRequest = z
 export type SessionRequest = z.infer<typeof sessionRequest>;
 
 /** A control: its ref from the controls format, or a CSS selector. */
-const target = z.string().min(1).max(1000);
+const target = cssSelector();
+
+/** A session's id as the api gave it out: one line. */
+export const sessionId = () => text(LINE).min(1).max(200);
 
 export const action = z.union([
   z.strictObject({
-    type: z.strictObject({ ref: target, text: z.string().max(100_000), submit: z.boolean().optional() }),
+    type: z.strictObject({ ref: target, text: text(TEXT).max(100_000), submit: z.boolean().optional() }),
   }),
   z.strictObject({
-    press: z.string().min(1).max(100).describe("Playwright key name, e.g. Enter, Control+A"),
+    press: text(LINE).min(1).max(100).describe("Playwright key name, e.g. Enter, Control+A"),
   }),
   z.strictObject({
     click: z.strictObject({
@@ -36,16 +40,16 @@ export const action = z.union([
     }),
   }),
   z.strictObject({
-    select: z.strictObject({ ref: target, values: z.array(z.string().max(1000)).min(1).max(100) }),
+    select: z.strictObject({ ref: target, values: z.array(text(TEXT).max(1000)).min(1).max(100) }),
   }),
   z.strictObject({
     wait: z.union([
       z.strictObject({ ms: z.int().min(0).max(30_000) }),
       z.strictObject({
-        selector: z.string().min(1).max(1000),
+        selector: cssSelector(),
         timeout: z.int().min(0).max(30_000).optional(),
       }),
-      z.strictObject({ text: z.string().min(1).max(1000), timeout: z.int().min(0).max(30_000).optional() }),
+      z.strictObject({ text: text(TEXT).min(1).max(1000), timeout: z.int().min(0).max(30_000).optional() }),
       z.strictObject({ until: z.enum(WAIT_UNTIL), timeout: z.int().min(0).max(30_000).optional() }),
     ]),
   }),
@@ -68,7 +72,7 @@ export const ACTION_FORMS = action.options.map((o) => Object.keys(o.shape)[0]!);
 
 export const actRequest = z
   .strictObject({
-    sessionId: z.string().min(1).max(200),
+    sessionId: sessionId(),
     actions: z.array(action).min(1).max(25),
     formats: z.array(format).min(1).max(FORMATS.length).optional().describe("Default: the session's formats"),
     changesOnly: z

@@ -8,6 +8,8 @@ import {
   type JobStatusResponse,
   jobQuery,
   jobStatusResponse,
+  LINE,
+  text,
 } from "@browserfleet/contracts";
 import { cancelJob, createJob, findJob, type JobKind, jobView, type NewPage } from "@browserfleet/job-store";
 import { definePrice, line, type PriceRule, pageMicros, total, usd } from "@browserfleet/pricing";
@@ -174,9 +176,8 @@ async function jobCancel(ctx: ApiContext, caller: Caller, kind: JobKind, id: str
 
 /** A job status tool's arguments: the GET status route's path and query. */
 const statusArgs = z.strictObject({
-  jobId: z.string().min(1).max(200),
-  cursor: z
-    .string()
+  jobId: text(LINE).min(1).max(200),
+  cursor: text(LINE)
     .max(100)
     .optional()
     .describe("The `next` value of the previous status, for more results"),

@@ -1,4 +1,4 @@
-import { sessionCloseResponse } from "@browserfleet/contracts";
+import { sessionCloseResponse, sessionId } from "@browserfleet/contracts";
 import { z } from "zod";
 import type { Caller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
@@ -14,7 +14,7 @@ export const sessionClose = defineOperation({
   path: "/web/v1/session/{id}",
   summary: "Close a live session and free its browser slot (free, idempotent)",
   params: { id: "The sessionId" },
-  request: z.strictObject({ sessionId: z.string().min(1).max(200) }),
+  request: z.strictObject({ sessionId: sessionId() }),
   response: sessionCloseResponse,
   free: {
     tags: ["operations"],

@@ -23,6 +23,12 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 const REFUSAL_TTL_MS = 60_000;
+/**
+ * The request headers an http:// page load may bring: what a scrape's contract allows (50 headers of 8192
+ * characters, 100 cookies of 4096 bytes, a user agent) plus Chromium's own. Node's default of 16 KB would
+ * refuse a valid request here, before the site could say what it takes.
+ */
+const MAX_REQUEST_HEADER_BYTES = 2 * 1024 * 1024;
 
 export async function startGuardProxy(allow: AllowList): Promise<GuardProxy> {
   const refusals = new Map<string, { err: SsrfError; at: number }>();
@@ -42,7 +48,7 @@ export async function startGuardProxy(allow: AllowList): Promise<GuardProxy> {
     }
   }
 
-  const server = createServer(async (req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_REQUEST_HEADER_BYTES }, async (req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? "");

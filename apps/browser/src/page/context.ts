@@ -57,14 +57,18 @@ export async function newTaskContext(browser: Browser, req: ScrapeRequest): Prom
   return context;
 }
 
-/** The caller's cookies; one without a domain belongs to the origin of the page asked for. */
+/**
+ * The caller's cookies; one without a domain belongs to the host of the page asked for. Playwright takes a
+ * url or a domain and path, never a url and a path: a path without a domain goes with the page's host name,
+ * which is what Playwright makes of a url.
+ */
 export async function addRequestCookies(context: BrowserContext, req: ScrapeRequest): Promise<void> {
   if (!req.request?.cookies?.length || !req.url) return;
   const origin = new URL(req.url);
   await context.addCookies(
-    req.request.cookies.map((c) => ({
+    req.request.cookies.map(({ domain, path, ...c }) => ({
       ...c,
-      ...(c.domain ? { domain: c.domain, path: c.path ?? "/" } : { url: origin.origin }),
+      ...(domain || path ? { domain: domain ?? origin.hostname, path: path ?? "/" } : { url: origin.origin }),
     })),
   );
 }
