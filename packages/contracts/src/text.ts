@@ -120,6 +120,22 @@ export function cleanStoredText(value: string): string {
   return value.replace(LONE_ALL, "\ufffd").replaceAll("\u0000", "\ufffd");
 }
 
+/**
+ * Every string of a JSON value, keys too, as PostgreSQL can store it (cleanStoredText): what a page or a
+ * document holds (a NUL in its text, a lone surrogate in a title) is written, never refused at the door of a
+ * jsonb column, where it would fail the write.
+ */
+export function cleanStoredJson<T>(value: T): T {
+  if (typeof value === "string") return cleanStoredText(value) as T;
+  if (Array.isArray(value)) return value.map(cleanStoredJson) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[cleanStoredText(k)] = cleanStoredJson(v);
+    return out as T;
+  }
+  return value;
+}
+
 /** A stored free-text field: taken whatever it holds, cleaned (cleanStoredText) before it is used. */
 export const storedText = (): z.ZodString =>
   z

@@ -1,3 +1,4 @@
+import { cleanStoredText } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { and, asc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { JobPageRow, JobRow } from "./jobs.ts";
@@ -108,7 +109,10 @@ export async function markJobRunning(db: Db, jobId: string): Promise<void> {
 }
 
 export async function setRobots(db: Db, jobId: string, robotsTxt: string): Promise<void> {
-  await db.update(jobs).set({ robotsTxt }).where(eq(jobs.id, jobId));
+  await db
+    .update(jobs)
+    .set({ robotsTxt: cleanStoredText(robotsTxt) })
+    .where(eq(jobs.id, jobId));
 }
 
 /** Counts of jobs by status, for metrics. */

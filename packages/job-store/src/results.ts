@@ -1,5 +1,10 @@
 import { captureFromHoldIn } from "@browserfleet/billing";
-import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
+import {
+  cleanStoredJson,
+  cleanStoredText,
+  type PageResult,
+  type ScrapeResponse,
+} from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import { endJobIn, isActive, type JobPageRow, type JobRow, lockJob, type NewPage } from "./jobs.ts";
@@ -45,12 +50,13 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
       .update(jobPages)
       .set({
         status: ok ? "completed" : "failed",
-        result: r.reply.ok ? r.reply.result : null,
+        // A page's text may hold what jsonb cannot (a NUL): cleaned, or the write would fail on every redelivery.
+        result: r.reply.ok ? cleanStoredJson(r.reply.result) : null,
         error: r.reply.ok
           ? ok
             ? null
             : { code: "no_format", message: "no requested format came out of this page (see errors)" }
-          : { code: r.reply.error.code, message: r.reply.error.message },
+          : { code: r.reply.error.code, message: cleanStoredText(r.reply.error.message) },
         // What it should cost; corrected below in the rare case the hold has less left.
         chargedMicros: charge,
         finishedAt: now,

@@ -116,3 +116,22 @@ test("a page whose hold has less left than its price is charged what the hold ha
   assert.equal(short.job?.chargedMicros, 1_500);
   assert.equal(short.ended, "completed");
 });
+
+test("a page whose text holds a NUL or a lone surrogate is recorded, cleaned, not retried forever", async () => {
+  const urls = ["https://a.test/nul"];
+  const { id, pages } = await batchJob(urls, PAGE);
+  const result = okResult(urls[0]!);
+  result.data.markdown = "before\u0000after \ud800 end";
+  result.metadata.title = "a\u0000title";
+  const recorded = await record({
+    jobId: id,
+    pageId: pages[0]!.id,
+    taskId: "t1",
+    reply: { ok: true, result },
+  });
+  assert.equal(recorded.recorded, true);
+  const [row] = await db().select().from(schema.jobPages).where(eq(schema.jobPages.id, pages[0]!.id));
+  const stored = row?.result as ScrapeResponse;
+  assert.equal(stored.data.markdown, "before\ufffdafter \ufffd end");
+  assert.equal(stored.metadata.title, "a\ufffdtitle");
+});
