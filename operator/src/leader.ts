@@ -30,6 +30,8 @@ export class LeaderElector {
   private stopped = false;
   private timer?: NodeJS.Timeout;
   private observed?: { rv: string; holder: string; at: number };
+  /** The other replica this one last said it stands by for, so that is logged once, not every retry. */
+  private standingBy?: string;
   private lastRenew = 0;
 
   constructor(
@@ -48,7 +50,10 @@ export class LeaderElector {
       if (this.stopped) return;
       try {
         const ok = await this.tryAcquireOrRenew();
-        if (ok) this.lastRenew = Date.now();
+        if (ok) {
+          this.lastRenew = Date.now();
+          this.standingBy = undefined;
+        }
         if (ok && !this.leading) {
           this.leading = true;
           this.o.log?.(`leading (lease ${this.o.namespace}/${this.o.name}, identity ${this.o.identity})`);
@@ -121,7 +126,11 @@ export class LeaderElector {
     if (!this.observed || this.observed.rv !== rv) this.observed = { rv, holder, at: now };
     const heldByOther = holder !== "" && holder !== identity;
     const expiresMs = (spec.leaseDurationSeconds ?? durationS) * 1000;
-    if (heldByOther && now - this.observed.at < expiresMs) return false;
+    if (heldByOther && now - this.observed.at < expiresMs) {
+      if (this.standingBy !== holder) this.o.log?.(`the lease is held by ${holder}; standing by`);
+      this.standingBy = holder;
+      return false;
+    }
     const next: V1Lease = {
       ...lease,
       spec: {

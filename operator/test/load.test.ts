@@ -16,6 +16,7 @@ import {
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { listenForDrain } from "../../apps/browser/src/drain.ts";
+import { waitFor } from "../../test/helpers/wait-for.ts";
 import { drainSubject, LoadSignals } from "../src/load.ts";
 
 describe("load signals from NATS", { timeout: 60_000 }, () => {
@@ -67,10 +68,12 @@ describe("load signals from NATS", { timeout: 60_000 }, () => {
       load.workers.map((w) => [w.workerId, w.busy, w.sessions]),
       [["pool-a-browser-1", 1, 1]],
     );
-    for (let i = 0; i < 50 && !(seen.includes("task") && seen.includes("worker")); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    assert.ok(seen.includes("task"), "woken by the task");
-    assert.ok(seen.includes("worker"), "woken by the worker state");
+    await waitFor(
+      "a wake by the task and one by the worker state",
+      () => seen.includes("task") && seen.includes("worker"),
+      5_000,
+      20,
+    );
   });
 
   it("tells a worker to drain through the worker's own listener, once", async () => {
@@ -96,8 +99,7 @@ describe("load signals from NATS", { timeout: 60_000 }, () => {
       assert.equal(late.connected(), false);
       await assert.rejects(late.read(), /not connected to NATS/);
       other = await startLocalNats({ dataDir: join(dir, "late"), port });
-      for (let i = 0; i < 100 && !late.connected(); i++) await new Promise((r) => setTimeout(r, 100));
-      assert.equal(late.connected(), true);
+      await waitFor("the late LoadSignals to connect", () => late.connected(), 10_000, 20);
       assert.equal((await late.read()).pending, 0);
     } finally {
       await late.close();

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { descendantsOf, listProcesses } from "../../apps/browser/src/process-memory.ts";
 import { startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 /** Chromium processes below this test process (the worker runs in it); other tests' browsers are not. */
 function ourChromiums(): number[] {
@@ -46,12 +47,15 @@ test("recycling under load fails no task, and no Chromium process outlives the w
     // A session is open when the worker stops: stopping closes it and its browser too.
     await stack.stop();
     stopped = true;
-    let left = ourChromiums();
-    for (let i = 0; i < 100 && left.length > 0; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      left = ourChromiums();
-    }
-    assert.deepEqual(left, [], "no Chromium process remains after the worker stopped");
+    await waitFor(
+      "no Chromium process to remain after the worker stopped",
+      () => {
+        assert.deepEqual(ourChromiums(), [], "Chromium processes left");
+        return true;
+      },
+      10_000,
+      50,
+    );
   } finally {
     if (!stopped) await stack.stop();
   }

@@ -17,6 +17,7 @@ import { eq, sql } from "drizzle-orm";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { killHard, spawnProgram } from "../helpers/programs.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
 type Json = any;
@@ -92,19 +93,23 @@ async function call(
   return { status: res.status, body: await res.json() };
 }
 
-async function waitFor(
+/** The job's status once `done` holds for it (a call that fails, while a program restarts, is asked again). */
+function waitForJob(
   path: string,
   key: string,
   done: (b: Json) => boolean,
   timeoutMs = 120_000,
 ): Promise<Json> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await call("GET", `${path}?limit=200`, key).catch(() => undefined);
-    if (r?.status === 200 && done(r.body)) return r.body;
-    if (Date.now() > until) assert.fail(`timed out; last: ${JSON.stringify(r?.body)?.slice(0, 400)}`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  return waitFor(
+    `the job at ${path} to reach the awaited state`,
+    async () => {
+      const r = await call("GET", `${path}?limit=200`, key);
+      assert.ok(r.status === 200 && done(r.body), `last: ${JSON.stringify(r.body).slice(0, 400)}`);
+      return r.body;
+    },
+    timeoutMs,
+    100,
+  );
 }
 const ended = (b: Json) => !["queued", "running"].includes(b.status);
 
@@ -146,13 +151,14 @@ test("kill -9 of the jobs program and a browser worker mid-crawl: the crawl comp
     maxDepth: 2,
   });
   assert.equal(start.status, 200, JSON.stringify(start.body));
-  await waitFor(start.body.url, key, (b) => b.completed >= 15);
+  await waitForJob(start.body.url, key, (b) => b.completed >= 15);
   await Promise.all([killHard(jobs as ChildProcess), killHard(worker as ChildProcess)]);
   const frozen = (await call("GET", start.body.url, key)).body;
   assert.equal(frozen.status, "running", "the api still answers while they are down");
+  // An outage of half a second (real time, not a condition): nothing is waited for here.
   await new Promise((res) => setTimeout(res, 500));
   await Promise.all([spawnJobs(), spawnWorker()]);
-  const done = await waitFor(start.body.url, key, ended);
+  const done = await waitForJob(start.body.url, key, ended);
   assert.equal(done.status, "completed");
   assert.equal(done.total, 100);
   assert.equal(done.completed, 100);
@@ -168,12 +174,12 @@ test("restarting the api mid-crawl: status is still served, by the new api", asy
     url: `${site.url}/crawl/gen/0?ms=100`,
     limit: 30,
   });
-  await waitFor(start.body.url, key, (b) => b.completed >= 3);
+  await waitForJob(start.body.url, key, (b) => b.completed >= 3);
   await api.close();
   api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
   const mid = await call("GET", start.body.url, key);
   assert.equal(mid.status, 200);
-  const done = await waitFor(start.body.url, key, ended);
+  const done = await waitForJob(start.body.url, key, ended);
   assert.equal(done.status, "completed");
   assert.equal(done.completed, 30);
 });
@@ -184,11 +190,12 @@ test("restarting NATS mid-crawl: the job resumes and completes, pages once", asy
     url: `${site.url}/crawl/gen/0?ms=150`,
     limit: 40,
   });
-  await waitFor(start.body.url, key, (b) => b.completed >= 5);
+  await waitForJob(start.body.url, key, (b) => b.completed >= 5);
   await nats.stop();
+  // An outage of half a second (real time, not a condition): nothing is waited for here.
   await new Promise((res) => setTimeout(res, 500));
   nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
-  const done = await waitFor(start.body.url, key, ended);
+  const done = await waitForJob(start.body.url, key, ended);
   assert.equal(done.status, "completed");
   assert.equal(done.completed, 40);
   const results = await allResults(start.body.url, key);
@@ -203,11 +210,11 @@ test("fairness: a small batch started behind a large crawl finishes long before 
     limit: 80,
     maxDepth: 2,
   });
-  await waitFor(crawl.body.url, key, (b) => b.status === "running");
+  await waitForJob(crawl.body.url, key, (b) => b.status === "running");
   const batch = await call("POST", "/web/v1/scrape/batch", key, {
     urls: [`${site.url}/article`, `${site.url}/page2`, `${site.url}/links`],
   });
-  const small = await waitFor(batch.body.url, key, ended);
+  const small = await waitForJob(batch.body.url, key, ended);
   assert.equal(small.status, "completed");
   const big = (await call("GET", crawl.body.url, key)).body;
   assert.equal(big.status, "running", `the crawl had ${big.completed} of 80 pages when the batch ended`);

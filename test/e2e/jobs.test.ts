@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { deleteExpiredJobs } from "@browserfleet/job-store";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
 before(async () => {
@@ -22,14 +23,26 @@ const balance = async (key: string) =>
 
 /** Poll a job until it ends; returns the last status (with every result, following `next`). */
 async function waitJob(path: string, key: string, timeoutMs = 90_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await stack.call("GET", `${path}?limit=200`, auth(key));
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    if (!["queued", "running"].includes(r.body.status)) return r.body;
-    if (Date.now() > until) assert.fail(`job still ${r.body.status} after ${timeoutMs} ms`);
-    await new Promise((res) => setTimeout(res, 150));
-  }
+  return waitFor(
+    `the job at ${path} to end`,
+    async () => {
+      const r = await stack.call("GET", `${path}?limit=200`, auth(key));
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.ok(!["queued", "running"].includes(r.body.status), `the job is still ${r.body.status}`);
+      return r.body;
+    },
+    timeoutMs,
+    100,
+  );
+}
+
+/**
+ * Page tasks queued or running on the worker, plus page results the jobs program has not read yet: the
+ * sum of its fleet_queue_depth gauges, which it reads from the streams when /metrics is asked.
+ */
+async function jobsBacklog(): Promise<number> {
+  const text = await (await fetch(stack.jobs!.metricsUrl!)).text();
+  return [...text.matchAll(/^fleet_queue_depth\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
 }
 
 describe("batch scrape", () => {
@@ -211,21 +224,22 @@ describe("crawl", () => {
     );
     const seen: string[] = [];
     let cursor = "";
-    let status = "queued";
-    const until = Date.now() + 90_000;
-    while (status === "queued" || status === "running" || cursor !== "") {
-      const r = await stack.call(
-        "GET",
-        `${start.body.url}?limit=4${cursor ? `&cursor=${cursor}` : ""}`,
-        auth(key),
-      );
-      assert.equal(r.status, 200);
-      status = r.body.status;
-      seen.push(...r.body.data.map((p: { url: string }) => p.url));
-      cursor = r.body.next ?? "";
-      assert.ok(Date.now() < until, "the crawl did not end");
-      if (r.body.data.length === 0) await new Promise((res) => setTimeout(res, 100));
-    }
+    // Reads on at once while pages come; asks again a moment later when there is nothing new yet.
+    const readOn = async (): Promise<string | undefined> => {
+      for (;;) {
+        const r = await stack.call(
+          "GET",
+          `${start.body.url}?limit=4${cursor ? `&cursor=${cursor}` : ""}`,
+          auth(key),
+        );
+        assert.equal(r.status, 200);
+        seen.push(...r.body.data.map((p: { url: string }) => p.url));
+        cursor = r.body.next ?? "";
+        if (!["queued", "running"].includes(r.body.status) && cursor === "") return r.body.status;
+        if (r.body.data.length === 0) return undefined;
+      }
+    };
+    const status = await waitFor("the crawl to end, every page read", readOn, 90_000, 100);
     assert.equal(status, "completed");
     assert.equal(seen.length, 15);
     assert.equal(new Set(seen).size, 15);
@@ -245,7 +259,14 @@ describe("crawl", () => {
     const cancel = await stack.call("DELETE", start.body.url, auth(key));
     assert.equal(cancel.status, 200);
     assert.equal(cancel.body.status, "cancelled");
-    await new Promise((res) => setTimeout(res, 2500));
+    // A page in flight when it was cancelled still finishes on the worker: once every such result is back
+    // and read, the job must still be cancelled, with nothing left held.
+    await waitFor(
+      "the pages in flight to come back and be read",
+      async () => (await jobsBacklog()) === 0,
+      30_000,
+      100,
+    );
     const later = await stack.call("GET", start.body.url, auth(key));
     assert.equal(later.status, 200);
     assert.equal(later.body.status, "cancelled");

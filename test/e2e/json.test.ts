@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type FakeLlm, startFakeLlm, userMessage } from "../helpers/fake-llm.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
 let llm: FakeLlm;
@@ -126,11 +127,16 @@ describe("json format", () => {
       auth(key),
     );
     assert.equal(start.status, 200, JSON.stringify(start.body));
-    let job = start.body;
-    for (let i = 0; i < 300 && !["completed", "failed", "cancelled"].includes(job.status); i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      job = (await stack.call("GET", start.body.url, auth(key))).body;
-    }
+    const job = await waitFor(
+      "the batch to end",
+      async () => {
+        const body = (await stack.call("GET", start.body.url, auth(key))).body;
+        assert.ok(["completed", "failed", "cancelled"].includes(body.status), `the batch is ${body.status}`);
+        return body;
+      },
+      60_000,
+      100,
+    );
     assert.equal(job.status, "completed", JSON.stringify(job));
     assert.deepEqual(
       job.data.map((p: { data: { json: unknown } }) => p.data.json),

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type LiveWeb, startLiveWeb } from "../fixture-site/live-web.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
 let web: LiveWeb;
@@ -268,16 +269,18 @@ describe("over MCP, batch and crawl, with default options", () => {
   });
 
   test("batch and crawl pages come back as built by script", async () => {
-    const wait = async (url: string) => {
-      const until = Date.now() + 120_000;
-      for (;;) {
-        const r = await stack.call("GET", `${url}?limit=50`);
-        assert.equal(r.status, 200, JSON.stringify(r.body));
-        if (!["queued", "running"].includes(r.body.status)) return r.body;
-        assert.ok(Date.now() < until, "job did not end");
-        await new Promise((res) => setTimeout(res, 200));
-      }
-    };
+    const wait = (url: string) =>
+      waitFor(
+        `the job at ${url} to end`,
+        async () => {
+          const r = await stack.call("GET", `${url}?limit=50`);
+          assert.equal(r.status, 200, JSON.stringify(r.body));
+          assert.ok(!["queued", "running"].includes(r.body.status), `the job is still ${r.body.status}`);
+          return r.body;
+        },
+        120_000,
+        100,
+      );
     const batch = await stack.post("/web/v1/scrape/batch", {
       urls: [web.a("/late-timer"), web.a("/late-fetch"), web.a("/script-redirect"), web.a("/lazy")],
     });

@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { callTool, connectMcp, type Json } from "../helpers/mcp-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
 before(async () => {
@@ -187,13 +188,16 @@ describe("MCP endpoint", () => {
     const urls = [`${stack.site.url}/article`, `${stack.site.url}/page2`];
     const start = await call(client, "web_scrape_batch", { urls });
     assert.equal(start.isError, false, JSON.stringify(start.body));
-    let status: Json;
-    for (let i = 0; i < 300; i++) {
-      status = (await call(client, "web_batch_status", { jobId: start.body.jobId })).body;
-      if (status.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal(status.status, "completed");
+    const status: Json = await waitFor(
+      "the batch to complete",
+      async () => {
+        const body = (await call(client, "web_batch_status", { jobId: start.body.jobId })).body;
+        assert.equal(body.status, "completed");
+        return body;
+      },
+      30_000,
+      100,
+    );
     assert.deepEqual(
       status.data.map((p: Json) => p.url),
       urls,

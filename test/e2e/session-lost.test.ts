@@ -15,6 +15,7 @@ import { loadConfig } from "@browserfleet/config";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { spawnBrowserWorker } from "../helpers/programs.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
 type Json = any;
@@ -105,15 +106,23 @@ test("an idle session closes by itself, its slot frees, and the sessions view sa
   const id = opened.body.sessionId;
   const expiresAt = Date.parse(opened.body.metadata.expiresAt);
   assert.ok(expiresAt - Date.now() <= IDLE_MS, "expiresAt shows the idle timeout");
-  await new Promise((r) => setTimeout(r, expiresAt - Date.now() + 1500));
+  // The idle timeout is real time here (the worker is another process): wait for the close it makes.
+  const row = await waitFor(
+    "the sessions view to show the session expired",
+    async () => {
+      const view = await call("GET", "/web/v1/account/sessions");
+      const s = view.body.sessions.find((x: Json) => x.sessionId === id);
+      return s?.status === "expired" ? s : undefined;
+    },
+    IDLE_MS + 10_000,
+    100,
+  );
+  assert.ok(Date.now() >= expiresAt - 50, "it did not close before its idle timeout");
+  assert.equal(row.closeReason, "idle timeout");
   const late = await call("POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] });
   assert.equal(late.status, 410, JSON.stringify(late.body));
   assert.equal(late.body.error.code, "session_closed");
   assert.match(late.body.error.message, /idle/);
-  const view = await call("GET", "/web/v1/account/sessions");
-  const row = view.body.sessions.find((s: Json) => s.sessionId === id);
-  assert.equal(row.status, "expired");
-  assert.equal(row.closeReason, "idle timeout");
   // Both slots are free again: two sessions open side by side.
   const a = await call("POST", "/web/v1/session", { url: `${site.url}/form` });
   const b = await call("POST", "/web/v1/session", { url: `${site.url}/form` });

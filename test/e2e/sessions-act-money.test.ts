@@ -17,7 +17,8 @@ import { type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
-import { killHard, spawnBrowserWorker } from "../helpers/programs.ts";
+import { type BrowserWorkerProcess, killHard, spawnBrowserWorker } from "../helpers/programs.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
 type Json = any;
@@ -33,7 +34,7 @@ let pg: TestPostgres;
 let api: RunningApi;
 const workers: ChildProcess[] = [];
 
-async function spawnWorker(): Promise<ChildProcess> {
+async function spawnWorker(): Promise<BrowserWorkerProcess> {
   const child = await spawnBrowserWorker(nats.url, 3);
   workers.push(child);
   return child;
@@ -133,8 +134,16 @@ test("a worker that dies in the middle of an act: the act fails and charges noth
     { sessionId: id, actions: [{ press: "Tab" }, { wait: { ms: 1500 } }, { press: "Tab" }] },
     requestId,
   );
-  // The act is on the worker, in its 1.5 s wait, when the worker dies.
-  await new Promise((r) => setTimeout(r, 700));
+  // The act is on the worker, in its 1.5 s wait (its first action done), when the worker dies.
+  await waitFor(
+    "the act's first action to run on the worker",
+    async () =>
+      /fleet_actions_total\{action="press",outcome="ok"\} 1\n/.test(
+        await (await fetch(worker.metricsUrl)).text(),
+      ),
+    10_000,
+    20,
+  );
   await killHard(worker);
   const failed = await running;
 

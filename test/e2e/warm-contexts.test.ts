@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
 let server: Server;
@@ -143,12 +144,15 @@ describe("pre-made contexts", () => {
     const browser = await stack.worker.chromium.browser();
     const warm = stack.worker.warm;
     assert.ok(warm);
-    let open = browser.contexts().length;
-    for (let i = 0; i < 100 && open !== warm.size(); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      open = browser.contexts().length;
-    }
-    assert.equal(open, warm.size());
+    await waitFor(
+      "the browser's open contexts to be the ready ones",
+      () => {
+        assert.equal(browser.contexts().length, warm.size());
+        return true;
+      },
+      5_000,
+      20,
+    );
     assert.ok(warm.size() >= 1 && warm.size() <= 2, "one ready context per free slot");
   });
 

@@ -9,6 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { type Chain, startChain } from "../helpers/chain.ts";
 import { payingClient } from "../helpers/paying-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 /**
  * Wallets charged for what came out, end to end and offline: the api's in-process facilitator on a local
@@ -211,11 +212,15 @@ describe("x402 upto: a wallet pays for what came out", () => {
           where payer = ${chain.payer} and route = 'scrape' and status = 200 order by id`
       ).map((r) => Number(r.price_micros));
     // Usage rows are written in batches (every 250 ms): wait for the last batch, not for a time.
-    let seen = await scrapes();
-    for (let i = 0; i < 100 && seen.length < expected.length; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      seen = await scrapes();
-    }
+    const seen = await waitFor(
+      `${expected.length} usage rows`,
+      async () => {
+        const rows = await scrapes();
+        return rows.length >= expected.length ? rows : undefined;
+      },
+      10_000,
+      50,
+    );
     assert.deepEqual(seen, expected);
   });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { crc32 } from "node:zlib";
+import { waitFor } from "../helpers/wait-for.ts";
 import { type FixtureSite, startFixtureSite } from "./server.ts";
 
 describe("fixture site", () => {
@@ -216,11 +217,7 @@ describe("fixture site close()", () => {
       () => "resolved",
       () => "rejected",
     );
-    // Wait until the server has actually received the request.
-    for (let i = 0; i < 100 && site.hits("/slow") === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.equal(site.hits("/slow"), 1);
+    await waitFor("the server to receive the /slow request", () => site.hits("/slow") === 1, 5_000, 10);
 
     await site.close();
     // Had close() waited for the page, the request would have been answered.

@@ -23,6 +23,7 @@ import {
   toHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { waitFor } from "./wait-for.ts";
 
 /** Base mainnet USDC: the asset @x402/evm's default tables know for eip155:8453. */
 export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
@@ -274,10 +275,9 @@ async function spawnAnvil(bin: string, port: number): Promise<Anvil> {
 }
 
 async function waitForRpc(rpcUrl: string, timeoutMs: number, output: () => string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  let last = "";
-  while (Date.now() < until) {
-    try {
+  await waitFor(
+    `anvil to answer JSON-RPC at ${rpcUrl}`,
+    async () => {
       const res = await fetch(rpcUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -285,16 +285,14 @@ async function waitForRpc(rpcUrl: string, timeoutMs: number, output: () => strin
         signal: AbortSignal.timeout(1_000),
       });
       const body = (await res.json()) as { result?: string };
-      if (body.result === "0x2105") return; // 8453
-      last = `eth_chainId answered ${JSON.stringify(body)}`;
-    } catch (err) {
-      last = String(err);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(
-    `anvil did not answer JSON-RPC at ${rpcUrl} within ${timeoutMs} ms (last: ${last}). Output: ${output().trim()}`,
-  );
+      if (body.result !== "0x2105") throw new Error(`eth_chainId answered ${JSON.stringify(body)}`); // 8453
+      return true;
+    },
+    timeoutMs,
+    100,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}. Output: ${output().trim()}`);
+  });
 }
 
 // --- contracts -------------------------------------------------------------------------------------------

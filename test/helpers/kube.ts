@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "@browserfleet/bus";
 import { KubeConfig } from "@kubernetes/client-node";
+import { waitFor } from "./wait-for.ts";
 
 /** Raw API JSON (objects as the API server sends them). */
 // biome-ignore lint/suspicious/noExplicitAny: raw API JSON
@@ -120,27 +121,8 @@ export async function stopProc(p: Proc, timeoutMs = 5000): Promise<void> {
   clearTimeout(t);
 }
 
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 30_000,
-  everyMs = 200,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(
-    `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}`,
-  );
-}
+/** The tests' one poll-until helper, also offered here beside the cluster it mostly waits on. */
+export { waitFor };
 
 export interface KubeCluster {
   server: string;
@@ -277,6 +259,7 @@ export async function startKubeCluster(
       logs: () => procs.map((p) => `--- ${p.name}\n${p.output().slice(-3000)}`).join("\n"),
       restartApiServer: async (downMs = 0) => {
         await stopProc(apiserver);
+        // The outage's length is what the caller asks for (real time, not a condition).
         await new Promise((r) => setTimeout(r, downMs));
         const next = startProc("kube-apiserver", tool("kube-apiserver"), apiserverArgs);
         procs[procs.indexOf(apiserver)] = next;

@@ -9,7 +9,7 @@ export async function spawnProgram(
   main: string,
   env: Record<string, string>,
   ready: RegExp,
-): Promise<ChildProcess> {
+): Promise<ChildProcess & { output(): string }> {
   const child = spawn(process.execPath, ["--import", "tsx", resolve(main)], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -25,7 +25,7 @@ export async function spawnProgram(
     });
     child.once("exit", (code) => fail(new Error(`${main} exited (${code}): ${out}`)));
   });
-  return child;
+  return Object.assign(child, { output: () => out });
 }
 
 /** Kill -9 and wait until the process is gone. */
@@ -36,9 +36,12 @@ export async function killHard(child: ChildProcess): Promise<void> {
   await gone;
 }
 
+/** A browser worker's process, and where it serves its metrics. */
+export type BrowserWorkerProcess = ChildProcess & { metricsUrl: string };
+
 /** A browser worker (apps/browser) in its own process, allowed to load the local fixture site. */
-export function spawnBrowserWorker(natsUrl: string, slots: number): Promise<ChildProcess> {
-  return spawnProgram(
+export async function spawnBrowserWorker(natsUrl: string, slots: number): Promise<BrowserWorkerProcess> {
+  const child = await spawnProgram(
     "apps/browser/src/main.ts",
     {
       NATS_URL: natsUrl,
@@ -46,6 +49,8 @@ export function spawnBrowserWorker(natsUrl: string, slots: number): Promise<Chil
       BROWSER_METRICS_PORT: "0",
       FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
     },
-    /browser worker .* slots/,
+    /browser worker .* slots, metrics at \S+\n/,
   );
+  const metricsUrl = /browser worker .* slots, metrics at (\S+)\n/.exec(child.output())?.[1] ?? "";
+  return Object.assign(child, { metricsUrl });
 }

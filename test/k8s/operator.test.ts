@@ -13,6 +13,7 @@ import {
   connectBus,
   ensureTaskQueue,
   type LocalNats,
+  openWorkersBucket,
   startLocalNats,
   TASK_STREAM,
   TASK_SUBJECT,
@@ -221,7 +222,13 @@ describe("operator on a real API server", { skip: tools.skip, timeout: 15 * 60_0
     const keep = pods.map((p) => p.name).sort()[0]!;
     workers.state.get(keep)!.sessions = 1;
     workers.state.get(keep)!.busy = 1;
-    await new Promise((r) => setTimeout(r, 1500)); // one publish of the state
+    const kv = await openWorkersBucket(nc);
+    await waitFor(
+      `${keep}'s session in the workers bucket`,
+      async () => (await kv.get(keep))?.json<{ sessions: number }>().sessions === 1,
+      10_000,
+      50,
+    );
     const jsm = await jetstreamManager(nc);
     await jsm.streams.purge(TASK_STREAM);
     const dep = await waitFor(
@@ -293,7 +300,12 @@ describe("operator on a real API server", { skip: tools.skip, timeout: 15 * 60_0
   it("lets only the Lease holder act when two replicas run", async () => {
     const first = operators[operators.length - 1]!;
     const second = await startOperator("operator-b");
-    await new Promise((r) => setTimeout(r, 3000));
+    await waitFor(
+      "operator-b to find the Lease held and stand by",
+      () => /the lease is held by operator-a2; standing by/.test(second.output()),
+      10_000,
+      50,
+    );
     assert.equal(await first.metric("browserfleet_operator_leader"), 1);
     assert.equal(await second.metric("browserfleet_operator_leader"), 0);
     const lease = await get(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/browserfleet-operator`);

@@ -91,6 +91,11 @@ export interface RecyclePolicy {
   maxPssBytes: number;
   /** How often the memory is read, in ms. */
   checkEveryMs?: number;
+  /**
+   * How long a retired browser with no context left waits before it closes, in ms (1 s): a session may
+   * have taken it a moment before it was retired and be making its context.
+   */
+  closeGraceMs?: number;
 }
 
 /** Why a browser was replaced, for the metric. */
@@ -241,7 +246,7 @@ export class ChromiumKeeper {
     if (gen.inFlight > 0) return; // the last release calls again
     if (browser.contexts().length === 0) {
       // A session may have taken this browser a moment before it was retired and be making its context.
-      await new Promise((r) => setTimeout(r, 1_000).unref());
+      await new Promise((r) => setTimeout(r, this.policy.closeGraceMs ?? 1_000).unref());
       if (gen.inFlight > 0 || browser.contexts().length > 0) return this.closeWhenIdle(gen);
       await browser.close().catch(() => {});
       return;

@@ -3,7 +3,8 @@ import { createServer, type Server } from "node:http";
 import { after, before, describe, test } from "node:test";
 import type { ScrapeRequest } from "@browserfleet/contracts";
 import { parseAllowList } from "@browserfleet/ssrf";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { waitFor } from "../../../test/helpers/wait-for.ts";
 import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
 import { type GuardProxy, startGuardProxy } from "../src/net/guard-proxy.ts";
 import { newTaskContext } from "../src/page/context.ts";
@@ -54,7 +55,7 @@ async function scrapeFor(pool: JobContexts, jobId: string, path: string) {
     lent = await pool.lease(b, jobId, req);
     return lent;
   });
-  return { reply, reusedContext: lent?.reused, reusedPage: lent?.pageReused };
+  return { reply, reusedContext: lent?.reused, reusedPage: lent?.pageReused, context: lent?.context };
 }
 
 const markdownOf = (r: Awaited<ReturnType<typeof scrapeFor>>) =>
@@ -108,7 +109,7 @@ describe("job contexts", () => {
   });
 
   test("a context retires after maxPages, and closes when the job goes idle", async () => {
-    const pool = new JobContexts(newTaskContext, { idleMs: 200, maxPages: 2 });
+    const pool = new JobContexts(newTaskContext, { idleMs: 400, maxPages: 2 });
     try {
       await scrapeFor(pool, "job", "/set");
       assert.equal((await scrapeFor(pool, "job", "/echo")).reusedContext, true);
@@ -116,7 +117,12 @@ describe("job contexts", () => {
       assert.equal(third.reusedContext, false, "a fresh context after two pages");
       assert.match(markdownOf(third), /cookie value none/);
       const contexts = browser.contexts().length;
-      await new Promise((r) => setTimeout(r, 600));
+      let closed = false;
+      third.context!.once("close", () => {
+        closed = true;
+      });
+      assert.equal(pool.size(), 1, "not closed at once: the job may have more pages");
+      await waitFor("the idle job's context to close", () => closed, 5_000, 20);
       assert.equal(pool.size(), 0);
       assert.equal(browser.contexts().length, contexts - 1, "the idle job's context is closed");
     } finally {
@@ -128,12 +134,20 @@ describe("job contexts", () => {
     const pool = new JobContexts(newTaskContext, { idleMs: 60_000, maxPages: 100 });
     try {
       let lent: ContextLease | undefined;
+      const opened: Page[] = [];
       await runScrape(browser, proxy, request("/popup"), {}, async (b, req) => {
         lent = await pool.lease(b, "job", req);
+        // Seen from before the task's navigation: the window its page opens, and the page itself if new.
+        lent.context.on("page", (p) => opened.push(p));
         return lent;
       });
       const context = lent!.context;
-      for (let i = 0; i < 50 && context.pages().length > 1; i++) await new Promise((r) => setTimeout(r, 50));
+      await waitFor(
+        "the window the page opened to be closed",
+        () => opened.some((p) => p.isClosed()),
+        5_000,
+        20,
+      );
       assert.equal(context.pages().length, 1, "only the task's own page stays open");
     } finally {
       await pool.closeAll();

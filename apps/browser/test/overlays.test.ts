@@ -217,7 +217,9 @@ const PAY_OR_OK = `<div id="consent-wall" style="position:fixed;inset:0;backgrou
 const NAVIGATING = `<div class="gdpr-banner" style="position:fixed;left:0;right:0;bottom:0;background:#eee;padding:20px;z-index:800">
   We use cookies to keep the site running. <button id="agree">I agree</button></div>
 <script>document.getElementById("agree").onclick = function () {
-  window.consent = "accepted"; document.querySelector(".gdpr-banner").remove(); location.href = "/thanks"; };</script>`;
+  window.consent = "accepted"; document.querySelector(".gdpr-banner").remove(); location.href = "/thanks"; };
+  // Every navigation the page starts, as its navigate event: whether it was stopped shows on the event.
+  window.navigations = []; navigation.addEventListener("navigate", function (e) { navigations.push(e); });</script>`;
 
 const FORM_POST = `<form class="cookie-consent-form" method="post" action="/cookies"
   style="position:fixed;left:0;right:0;bottom:0;background:#eee;padding:20px;z-index:800">
@@ -607,7 +609,8 @@ describe("clearOverlays on live pages (Chromium)", () => {
     const r = await clearOverlays(page, ROOMY);
     assert.deepEqual(r.dismissed, ["generic-consent"]);
     assert.equal(await value(page, "window.consent"), "accepted");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The handler's navigation was cancelled as it started (its navigate event), so it can never land.
+    assert.deepEqual(await value(page, "window.navigations.map((e) => e.defaultPrevented)"), [true]);
     assert.equal(page.url(), `${base}/navigating`);
     await page.locator("#buy").click({ timeout: 2_000 });
     assert.equal(await value(page, "window.buyClicks"), 1);

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type ScrapeRequest, scrapeRequest } from "@browserfleet/contracts";
 import type { Browser } from "playwright-core";
+import { waitFor } from "../../../test/helpers/wait-for.ts";
 import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
 import { fitsDefaultContext, makeWarmContext, warmOrFreshContext } from "../src/page/context.ts";
-import { WarmContexts } from "../src/page/warm-contexts.ts";
+import { WarmContexts, type WarmFactory } from "../src/page/warm-contexts.ts";
 
 const req = (extra: Record<string, unknown> = {}): ScrapeRequest =>
   scrapeRequest.parse({ url: "http://127.0.0.1:9/", ...extra });
@@ -70,7 +71,16 @@ describe("WarmContexts on a real Chromium", () => {
 
   test("extra ready contexts are closed when fewer slots are free, and a dropped browser's ones too", async () => {
     let want = 3;
-    const warm = new WarmContexts(makeWarmContext, () => want);
+    // Every context the pool asks for, and how many of them have closed since.
+    let asked = 0;
+    let closed = 0;
+    const counted: WarmFactory = async (b) => {
+      asked++;
+      const w = await makeWarmContext(b);
+      w.context.once("close", () => closed++);
+      return w;
+    };
+    const warm = new WarmContexts(counted, () => want);
     // Contexts of the test before may still be closing: count only the ones made from here on.
     const before = new Set(browser.contexts());
     const made = () => browser.contexts().filter((c) => !before.has(c)).length;
@@ -83,9 +93,8 @@ describe("WarmContexts on a real Chromium", () => {
     assert.equal(warm.size(), 1);
     warm.drop(browser);
     assert.equal(warm.size(), 0);
-    // Give the ones still being made time to appear, then to be closed.
-    await new Promise((r) => setTimeout(r, 300));
-    for (let i = 0; i < 50 && made() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    // The ones still being made when dropped are closed once they are made.
+    await waitFor(`all ${asked} contexts the pool made to be closed`, () => closed === asked, 10_000, 20);
     assert.equal(made(), 0, "every context the pool made and did not hand out is closed");
   });
 

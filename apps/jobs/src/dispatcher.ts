@@ -61,6 +61,8 @@ export interface DispatcherDeps {
   /** Record a page served wholly from the cache, with the links a crawl follows from it. */
   cachedPage(job: JobRow, pageId: number, result: ScrapeResponse, links?: string[]): Promise<void>;
   log(msg: string): void;
+  /** The clock the once-a-second look for lost pages reads (Date.now; a test steps its own). */
+  clock?: () => number;
 }
 
 /** The fields of a batch or crawl request that describe one page's scrape. */
@@ -99,7 +101,7 @@ export class Dispatcher {
         sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`,
       );
       if (!lock?.ok) return 0;
-      const now = Date.now();
+      const now = (this.#deps.clock ?? Date.now)();
       if (now >= this.#nextRetryLostAt) {
         this.#nextRetryLostAt = now + RETRY_LOST_EVERY_MS;
         await this.#retryLost();

@@ -10,7 +10,8 @@ export class Rounds {
   readonly #pollMs: number;
   readonly #log: (msg: string) => void;
   #timer: NodeJS.Timeout | undefined;
-  #running = false;
+  /** The rounds running now (one, and those its wakes asked for), until they end. */
+  #current: Promise<void> | undefined;
   #again = false;
   #stopping = false;
 
@@ -21,19 +22,20 @@ export class Rounds {
   }
 
   get running(): boolean {
-    return this.#running;
+    return this.#current !== undefined;
   }
 
   /** Run a round now, or right after the one running (wakes during it are one round, not many). */
   wake(): void {
     if (this.#stopping) return;
-    if (this.#running) {
+    if (this.#current) {
       this.#again = true;
       return;
     }
-    this.#running = true;
     clearTimeout(this.#timer);
-    void (async () => {
+    this.#current = (async () => {
+      // A microtask later: #current is set before the round runs, so a wake from within it is seen.
+      await Promise.resolve();
       do {
         this.#again = false;
         try {
@@ -42,7 +44,7 @@ export class Rounds {
           this.#log(`dispatch round failed: ${(err as Error).message}`);
         }
       } while (this.#again && !this.#stopping);
-      this.#running = false;
+      this.#current = undefined;
       if (!this.#stopping) this.#timer = setTimeout(() => this.wake(), this.#pollMs);
     })();
   }
@@ -51,6 +53,6 @@ export class Rounds {
   async stop(): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
-    while (this.#running) await new Promise((r) => setTimeout(r, 20));
+    await this.#current;
   }
 }

@@ -89,3 +89,31 @@ test("a failing round is logged and the next wake still runs one", async () => {
   assert.deepEqual(logged, ["dispatch round failed: database away"]);
   await rounds.stop();
 });
+
+test("stop resolves when the running round ends, not before, and starts none after it", async () => {
+  let runs = 0;
+  let release: () => void = () => {};
+  const rounds = new Rounds(
+    async () => {
+      runs++;
+      await new Promise<void>((r) => {
+        release = r;
+      });
+    },
+    60_000,
+    () => {},
+  );
+  rounds.wake();
+  await tick();
+  rounds.wake();
+  let stopped = false;
+  const stopping = rounds.stop().then(() => {
+    stopped = true;
+  });
+  await tick();
+  assert.equal(stopped, false, "the round is still running");
+  release();
+  await stopping;
+  assert.equal(rounds.running, false);
+  assert.equal(runs, 1, "the wake during the round made no round after stop");
+});

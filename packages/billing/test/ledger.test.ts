@@ -3,6 +3,7 @@ import { after, before, test } from "node:test";
 import { schema } from "@browserfleet/db";
 import { eq, sql } from "drizzle-orm";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
+import { waitFor } from "../../../test/helpers/wait-for.ts";
 import {
   BalanceLeases,
   captureFromHold,
@@ -221,17 +222,25 @@ test("a lease past its time with a reservation in flight is retired, not given b
   const leases = new BalanceLeases(db(), { leaseMicros: 10_000, leaseMs: 30, flushMs: 10 });
   const r = await leases.reserve({ accountId, micros: 3_000, route: "act", requestId: "slow" });
   assert.ok(r.ok);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // Retiring a lease gives back at once what its running calls did not set aside.
+  const held = async () => {
+    const [row] = await pg.database.sql`
+      select amount_micros - captured_micros - refunded_micros as held from holds where account_id = ${accountId}`;
+    return Number(row?.held);
+  };
+  await waitFor("the lease past its time to be retired", async () => (await held()) === 3_000, 5_000, 10);
   const [open] = await holdOf(accountId);
   assert.equal(open?.status, "open", "still open with its call in flight");
-  const [held] = await pg.database.sql`
-    select amount_micros - captured_micros - refunded_micros as held from holds where account_id = ${accountId}`;
-  assert.equal(Number(held?.held), 3_000, "holding only what the running call set aside");
+  assert.equal(await held(), 3_000, "holding only what the running call set aside");
   // Calls that come meanwhile take a new lease.
   assert.ok((await leases.charge({ accountId, micros: 500, route: "scrape", requestId: "x" })).ok);
   r.reservation.settle(2_000);
-  for (let i = 0; i < 50 && (await holdOf(accountId)).some((h) => h.status === "open"); i++)
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor(
+    "both leases' holds to close",
+    async () => (await holdOf(accountId)).every((h) => h.status !== "open"),
+    5_000,
+    10,
+  );
   await leases.close();
   const holds = await holdOf(accountId);
   assert.deepEqual(holds.map((h) => [h.status, Number(h.captured_micros)]).sort(), [
@@ -415,8 +424,8 @@ test("the reaper refunds holds whose call died, and only those", async () => {
   const dead = await placeHold(db(), { accountId, micros: 4_000, route: "scrape", ttlMs: 1 });
   const live = await placeHold(db(), { accountId, micros: 1_000, route: "scrape", ttlMs: 60_000 });
   assert.ok(dead.ok && live.ok);
-  await new Promise((r) => setTimeout(r, 20));
-  assert.ok((await reapExpiredHolds(db())) >= 1);
+  // The reaper is asked as of a second from now: the 1 ms hold has expired by then, the 60 s one not.
+  assert.ok((await reapExpiredHolds(db(), new Date(Date.now() + 1_000))) >= 1);
   assert.equal((await getAccount(db(), accountId))?.balanceMicros, 9_000);
   assert.equal(
     await settleHold(db(), dead.holdId, 4_000),

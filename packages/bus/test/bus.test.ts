@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { waitFor } from "../../../test/helpers/wait-for.ts";
 import {
   connectBus,
   ensureTaskQueue,
@@ -74,6 +75,7 @@ describe("task queue on a real nats-server", () => {
       handle: async (t) => {
         running++;
         peak = Math.max(peak, running);
+        // The task's own work (100 ms of it), so that tasks overlap if the loops let them; not a wait.
         await new Promise((r) => setTimeout(r, 100));
         running--;
         return t.value;
@@ -91,7 +93,12 @@ describe("task queue on a real nats-server", () => {
     const waits = [1, 2, 3, 4, 5].map((v) =>
       echo<number>({ taskId: `full${v}`, value: v }, 300).catch((e) => e),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(
+      "the five tasks to be queued",
+      async () => (await taskBacklog(nc)).pending === 5,
+      5_000,
+      10,
+    );
     await assert.rejects(echo<number>({ taskId: "full6", value: 6 }, 300), QueueFullError);
     const results = await Promise.all(waits);
     for (const r of results) assert.ok(r instanceof TaskTimeoutError);
@@ -109,7 +116,7 @@ describe("task queue on a real nats-server", () => {
         return t.value;
       },
     });
-    while (expired.length < 5) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the worker to drop the five expired tasks", () => expired.length === 5, 10_000, 20);
     assert.deepEqual(handled, []);
     await loops.drain();
   });

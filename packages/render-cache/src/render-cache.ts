@@ -22,6 +22,8 @@ export interface RenderCacheOptions {
   registry?: Registry;
   /** Told about cache read/write/sweep failures, which are otherwise swallowed (and counted). */
   onError?: (err: unknown, op: "lookup" | "store" | "sweep") => void;
+  /** The clock the memory tier reads an entry's age and expiry by (Date.now; PostgreSQL reads its own). */
+  now?: () => number;
 }
 
 export interface CacheHit {
@@ -119,12 +121,14 @@ export class RenderCache {
   readonly #evicted: Counter;
   readonly #memoryHits: Counter<"format">;
   readonly #memory: MemoryTier;
+  readonly #now: () => number;
 
   constructor(opts: RenderCacheOptions) {
     this.#database = opts.database;
     this.#retentionMs = opts.retentionMs;
     this.#maxEntryBytes = opts.maxEntryBytes;
     this.#onError = opts.onError;
+    this.#now = opts.now ?? Date.now;
     const r = opts.registry;
     this.#hits = counter(r, "fleet_cache_hits_total", "Formats served from the render cache", ["format"]);
     this.#misses = counter(
@@ -171,7 +175,7 @@ export class RenderCache {
       if (key !== undefined) keyToFormat.set(key, f);
     }
     const rows: { key: string; body: unknown; title: string | null; renderedAt: Date; bytes: number }[] = [];
-    const now = Date.now();
+    const now = this.#now();
     const remembered = new Set<string>();
     for (const key of keyToFormat.keys()) {
       const e = maxAgeMs > 0 ? this.#memory.get(key, now) : undefined;

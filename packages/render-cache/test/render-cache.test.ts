@@ -8,6 +8,7 @@ import {
 } from "@browserfleet/contracts";
 import { Registry } from "prom-client";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
+import { waitFor } from "../../../test/helpers/wait-for.ts";
 import { cacheKeyFor, RenderCache } from "../src/index.ts";
 
 const req = (input: ScrapeRequestInput) => scrapeRequest.parse(input);
@@ -249,9 +250,7 @@ describe("RenderCache", () => {
       values ('gone', 'https://x/', 'markdown', '"x"'::jsonb, 3, now(), now() - interval '1 second')`;
     const stop = cache.startSweeper(20);
     try {
-      const deadline = Date.now() + 5000;
-      while ((await rowCount()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      assert.equal(await rowCount(), 0);
+      await waitFor("the sweeper to delete the expired row", async () => (await rowCount()) === 0, 5_000, 20);
     } finally {
       stop();
     }
@@ -352,12 +351,15 @@ describe("RenderCache memory tier", () => {
   it("serves a hot entry without the database, and still honours maxAge against its render time", async () => {
     await pg.database.sql`delete from cache_entries`;
     const reg = new Registry();
+    // The memory tier's clock, stepped past maxAge below instead of waiting for an entry to age.
+    let skewMs = 0;
     const hot = new RenderCache({
       database: pg.database,
       retentionMs: 3_600_000,
       maxEntryBytes: 1_000_000,
       memoryBytes: 1_000_000,
       registry: reg,
+      now: () => Date.now() + skewMs,
     });
     const r = req({ url: `${URL_A}?hot=1`, formats: ["markdown"], maxAge: 60_000 });
     await hot.store(r, response({ markdown: "# hot" }));
@@ -367,8 +369,8 @@ describe("RenderCache memory tier", () => {
     assert.deepEqual(hit.data, { markdown: "# hot" });
     const memoryHits = await reg.getSingleMetric("fleet_cache_memory_hits_total")?.get();
     assert.equal(memoryHits?.values.find((v) => v.labels.format === "markdown")?.value, 1);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    const tooOld = await hot.lookup(r, 10);
+    skewMs = 60_001;
+    const tooOld = await hot.lookup(r, 60_000);
     assert.deepEqual(tooOld.formats, [], "an entry older than maxAge is not served from memory either");
   });
 

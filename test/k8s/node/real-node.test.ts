@@ -286,6 +286,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     const sampler = (async () => {
       while (sampling) {
         await sampleAll();
+        // A sampling period, not a wait for anything: the pods' counters are read once a second.
         await new Promise((r) => setTimeout(r, 1000));
       }
     })();
