@@ -1,22 +1,13 @@
-import { collapseCarousels } from "./carousels.ts";
-import { normalizeText, preLineBreaks, removeNonContent } from "./clean.ts";
-import { removeConsentNotices } from "./extract/consent.ts";
-import { removeDialogs } from "./extract/dialogs.ts";
-import { removeFillerText } from "./extract/filler.ts";
-import { extractMainContent, type MainContentStatus, pageTypeFeatures } from "./extract/index.ts";
-import { type PageHints, type PageType, readHints } from "./extract/page-type.ts";
+/**
+ * HTML to markdown: the page runs through PASSES (passes.ts) in order, cleaning, main-content
+ * extraction with onlyMainContent, the pre-passes of the conversion, turndown and the tidy-up.
+ */
+import { pageTypeFeatures } from "./extract/body-shape.ts";
+import type { MainContentStatus } from "./extract/index.ts";
+import type { PageType } from "./extract/page-type.ts";
+import { EXTRACT_MAIN_CONTENT, PASSES, type PageState, runPasses, startPage } from "./passes.ts";
 
 export type { MainContentStatus, PageType };
-
-import { removeLogoWalls } from "./extract/logo-walls.ts";
-import { emailForms, removeSignupBoxes } from "./extract/signup-boxes.ts";
-import { removeNavigationChrome, removeNeverContent } from "./extract/whole-page.ts";
-import { collapseSpaces, parseDocument } from "./parse.ts";
-import { excludeElements, includeElements } from "./selectors.ts";
-import { convertInPlace, createService } from "./service.ts";
-import { normalizeTables } from "./tables.ts";
-import { tidyMarkdown } from "./tidy.ts";
-import { absolutizeUrls, resolveBaseUrl } from "./urls.ts";
 
 export interface HtmlToMarkdownOptions {
   /** Final URL of the page; relative links and images resolve against it (or the document's <base href>). */
@@ -41,98 +32,24 @@ export interface HtmlToMarkdownResult {
   pageType?: PageType;
 }
 
-const service = createService();
+/** The passes before extraction: what the classifier reads is the page as extraction gets it. */
+const CLEANING = PASSES.slice(0, PASSES.indexOf(EXTRACT_MAIN_CONTENT));
 
-interface Prepared {
-  root: Element;
-  title?: string;
-  baseHref?: string;
-  mainContent?: MainContentStatus;
-  pageType?: PageType;
-}
-
-interface Cleaned {
-  root: Element;
-  body: Element;
-  title?: string;
-  baseHref?: string;
-  hints?: PageHints;
-}
-
-/** The parsed page without what is never content; with `extract`, dialogs and filler go too. */
-function clean(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Cleaned | undefined {
-  const document = parseDocument(html);
-  const root = document.documentElement;
-  if (!root) return undefined;
-  // Before cleaning: the JSON-LD that says what the page is goes with the scripts.
-  const hints = extract ? readHints(document, opts.baseUrl) : undefined;
-  // Before cleaning too: inputs go with it, and an e-mail field is what tells a sign-up form.
-  const signups = extract ? emailForms(root) : [];
-  const meta = removeNonContent(root);
-  const title = meta.title ?? (collapseSpaces(root.querySelector("h1")?.textContent ?? "") || undefined);
-  const body = root.querySelector("body") ?? root;
-  removeConsentNotices(body);
-  if (opts.excludeTags?.length) excludeElements(body, opts.excludeTags);
-  if (opts.includeTags?.length) includeElements(body, opts.includeTags);
-  if (extract) {
-    removeDialogs(body);
-    removeFillerText(body);
-    removeSignupBoxes(signups, body);
-  } else {
-    removeNeverContent(body);
-    // What the caller picked with includeTags stays, chrome or not.
-    if (!opts.includeTags?.length) removeNavigationChrome(body);
-  }
-  return {
-    root,
-    body,
-    ...(title ? { title } : {}),
-    ...(meta.baseHref ? { baseHref: meta.baseHref } : {}),
-    ...(hints ? { hints } : {}),
-  };
-}
-
-function prepare(html: string, opts: HtmlToMarkdownOptions, extract: boolean): Prepared | undefined {
-  const page = clean(html, opts, extract);
-  if (!page) return undefined;
-  const { root, title, baseHref, hints } = page;
-  if (!extract) return { root, title, baseHref };
-  const main = extractMainContent(root, {
-    ...(hints ? { hints } : {}),
-    ...(opts.pageType ? { pageType: opts.pageType } : {}),
-  });
-  return { root: main.root, title, baseHref, mainContent: main.status, pageType: main.pageType };
-}
-
-/** What the page-type classifier reads of a page (bench/markdown-quality/train-page-type.ts learns from it). */
+/** What the page-type classifier reads of a page (scripts/train-page-type.ts learns from it). */
 export function pageTypeFeaturesOf(html: string, baseUrl: string): Map<string, number> {
-  const page = clean(html, { baseUrl, onlyMainContent: true }, true);
-  return page?.hints ? pageTypeFeatures(page.body, page.hints) : new Map();
+  const page = startPage(html, { baseUrl, onlyMainContent: true }, "main");
+  if (!page) return new Map();
+  runPasses(page, CLEANING);
+  return page.hints ? pageTypeFeatures(page.body, page.hints) : new Map();
 }
 
 export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlToMarkdownResult {
-  let prepared = prepare(html, opts, opts.onlyMainContent === true);
+  let page = startPage(html, opts, opts.onlyMainContent === true ? "main" : "page");
+  if (!page) return { markdown: "", ...(opts.onlyMainContent ? { mainContent: "fallback_whole_page" } : {}) };
+  runPasses(page);
   // Extraction may have pruned the tree before giving up: the whole page is parsed again.
-  if (prepared?.mainContent === "fallback_whole_page") {
-    prepared = {
-      ...(prepare(html, opts, false) as Prepared),
-      mainContent: "fallback_whole_page",
-      ...(prepared.pageType ? { pageType: prepared.pageType } : {}),
-    };
-  }
-  if (!prepared)
-    return { markdown: "", ...(opts.onlyMainContent ? { mainContent: "fallback_whole_page" } : {}) };
-  const { root, title, baseHref, mainContent, pageType } = prepared;
-  if (opts.onlyMainContent) removeLogoWalls(root);
-
-  absolutizeUrls(root, resolveBaseUrl(baseHref, opts.baseUrl));
-  preLineBreaks(root);
-  normalizeText(root);
-  normalizeTables(root);
-  collapseCarousels(root);
-
-  // The main content is what a reader sees once: a copy made for another screen or a hover is not.
-  const markdown = tidyMarkdown(convertInPlace(service, root as HTMLElement), opts.onlyMainContent === true);
+  if (page.mainContent === "fallback_whole_page") page = wholePageInstead(html, opts, page.pageType);
+  const { markdown, title, mainContent, pageType } = page;
   return {
     markdown,
     ...(title ? { title } : {}),
@@ -140,4 +57,16 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
     // An empty page is of no kind.
     ...(pageType && markdown ? { pageType } : {}),
   };
+}
+
+function wholePageInstead(
+  html: string,
+  opts: HtmlToMarkdownOptions,
+  pageType: PageType | undefined,
+): PageState {
+  const page = startPage(html, opts, "page") as PageState;
+  runPasses(page);
+  page.mainContent = "fallback_whole_page";
+  if (pageType) page.pageType = pageType;
+  return page;
 }

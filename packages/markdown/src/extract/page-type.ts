@@ -188,7 +188,7 @@ const isWord = (w: string) => w.length >= 2 && !/^\d+$/.test(w);
 /**
  * What the classifier weighs: the signs above as indicators, and the page's shape as numbers scaled to
  * about 0-3. Its weights (page-type-model.ts) are learned from labelled pages by
- * bench/markdown-quality/train-page-type.ts.
+ * packages/markdown/scripts/train-page-type.ts.
  */
 export function pageFeatures(hints: PageHints, shape: BodyShape): Map<string, number> {
   const f = new Map<string, number>();
