@@ -4,6 +4,23 @@ import { Rounds } from "../src/rounds.ts";
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** Rounds whose each round runs until the test releases it; how many have started. */
+function heldRounds() {
+  let runs = 0;
+  let held: () => void = () => {};
+  const rounds = new Rounds(
+    async () => {
+      runs++;
+      await new Promise<void>((r) => {
+        held = r;
+      });
+    },
+    60_000,
+    () => {},
+  );
+  return { rounds, runs: () => runs, release: () => held() };
+}
+
 test("a busy job's rounds come from its results alone; an idle one still gets a round every poll period", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout"] });
   const at: number[] = [];
@@ -41,28 +58,17 @@ test("a busy job's rounds come from its results alone; an idle one still gets a 
 });
 
 test("wakes during a round make one more round after it, not one each", async () => {
-  let runs = 0;
-  let release: () => void = () => {};
-  const rounds = new Rounds(
-    async () => {
-      runs++;
-      await new Promise<void>((r) => {
-        release = r;
-      });
-    },
-    60_000,
-    () => {},
-  );
+  const { rounds, runs, release } = heldRounds();
   rounds.wake();
   await tick();
   rounds.wake();
   rounds.wake();
   rounds.wake();
-  assert.equal(runs, 1);
+  assert.equal(runs(), 1);
   release();
   await tick();
   await tick();
-  assert.equal(runs, 2, "the three wakes during the first round made one round");
+  assert.equal(runs(), 2, "the three wakes during the first round made one round");
   release();
   await tick();
   assert.equal(rounds.running, false);
@@ -91,18 +97,7 @@ test("a failing round is logged and the next wake still runs one", async () => {
 });
 
 test("stop resolves when the running round ends, not before, and starts none after it", async () => {
-  let runs = 0;
-  let release: () => void = () => {};
-  const rounds = new Rounds(
-    async () => {
-      runs++;
-      await new Promise<void>((r) => {
-        release = r;
-      });
-    },
-    60_000,
-    () => {},
-  );
+  const { rounds, runs, release } = heldRounds();
   rounds.wake();
   await tick();
   rounds.wake();
@@ -115,5 +110,5 @@ test("stop resolves when the running round ends, not before, and starts none aft
   release();
   await stopping;
   assert.equal(rounds.running, false);
-  assert.equal(runs, 1, "the wake during the round made no round after stop");
+  assert.equal(runs(), 1, "the wake during the round made no round after stop");
 });
