@@ -1,9 +1,9 @@
 import type { Page } from "playwright-core";
+import controlSelectorEngine from "../injected/generated/control-selector-engine.ts";
+import cssPathOf from "../injected/generated/css-path.ts";
 import { registerSelectorEngine } from "../page/selector-engine.ts";
 import type { PageState } from "../page/settle.ts";
-import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 import { CONTROL_ROLES } from "./controls-tree.ts";
-import { cssPathOf } from "./in-page.ts";
 
 /**
  * CSS selectors for the controls of an AI snapshot, all in one call into the page instead of one
@@ -20,52 +20,8 @@ import { cssPathOf } from "./in-page.ts";
  */
 const ENGINE = "bf-control-selectors";
 
-/**
- * The engine's body is either the wanted refs (`e3,e7`) or `roles:<max>:<role>,<role>...[:<youngMs>]`:
- * every element the latest snapshot gave a ref with one of those roles, at most `max` of them. It answers
- * `{ selectors, title }`, and with `youngMs` the page's settle state too, read from the page's own world
- * (see page/settle-script.ts) at the same moment.
- */
-const ENGINE_SOURCE = `(() => {
-  const cssPathOf = ${cssPathOf.toString()};
-  const stateOf = (youngMs) => {
-    const out = document.createElement("div");
-    window.dispatchEvent(new MouseEvent(${JSON.stringify(SETTLE_GLOBAL)}, { detail: youngMs, relatedTarget: out }));
-    const text = out.getAttribute("data-state");
-    return text ? JSON.parse(text) : null;
-  };
-  const selectorsOf = (root, body) => {
-    const text = String(body);
-    const byRole = text.startsWith("roles:");
-    const [, maxText, roleList, youngText] = byRole ? text.split(":") : [];
-    const roles = new Set(byRole ? roleList.split(",") : []);
-    const wanted = new Set(byRole ? [] : text.split(",").filter(Boolean));
-    const out = {};
-    let left = byRole ? Number(maxText) : wanted.size;
-    const stack = [root];
-    while (stack.length && left > 0) {
-      const node = stack.pop();
-      const aria = node && node._ariaRef;
-      const ref = aria && aria.ref;
-      if (ref && !(ref in out) && (byRole ? roles.has(aria.role) : wanted.has(ref))) {
-        try { out[ref] = cssPathOf(node); } catch (e) {}
-        left--;
-      }
-      if (node.shadowRoot) stack.push(node.shadowRoot);
-      for (let c = node.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
-    }
-    const answer = document.createElement("div");
-    const state = youngText ? stateOf(Number(youngText)) : undefined;
-    answer.textContent = JSON.stringify({ selectors: out, title: document.title, state });
-    return answer;
-  };
-  return {
-    query: (root, body) => selectorsOf(root, body),
-    queryAll: (root, body) => [selectorsOf(root, body)],
-  };
-})()`;
-
-const engineReady = registerSelectorEngine(ENGINE, ENGINE_SOURCE);
+/** The engine itself, its query syntax and answer: injected/entries/control-selector-engine.ts. */
+const engineReady = registerSelectorEngine(ENGINE, controlSelectorEngine);
 
 /** A ref of a frame's element (`f1e3`) is in another document; the engine reads the main frame only. */
 const inMainFrame = (ref: string) => /^e\d+$/.test(ref);

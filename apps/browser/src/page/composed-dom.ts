@@ -10,7 +10,9 @@
 import { randomBytes } from "node:crypto";
 import type { ElementHandle, Frame, Page } from "playwright-core";
 import { BrowserError } from "../errors.ts";
-import { describeElements, type ElementMatch, type PageLink } from "../formats/in-page.ts";
+import type { PageLink } from "../formats/in-page.ts";
+import type { ElementMatch } from "../injected/entries/describe-elements.ts";
+import describeElements from "../injected/generated/describe-elements.ts";
 import {
   type ComposeArgs,
   type ComposeResult,

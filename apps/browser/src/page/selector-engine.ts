@@ -5,9 +5,17 @@ import { selectors } from "playwright-core";
  * exists, so every context has it from its first page. The answer says whether it is usable: false if
  * this Playwright refuses it (a second registration under the same name counts as done).
  */
-export function registerSelectorEngine(name: string, source: string): () => Promise<boolean> {
+export function registerSelectorEngine(
+  name: string,
+  engine:
+    | string
+    | (() => {
+        query(root: Node, body: string): Element | null;
+        queryAll(root: Node, body: string): Element[];
+      }),
+): () => Promise<boolean> {
   const registered = selectors
-    .register(name, source, { contentScript: true })
+    .register(name, engine, { contentScript: true })
     .then(() => true)
     .catch((err: unknown) => /already registered/.test(String(err)));
   return () => registered;

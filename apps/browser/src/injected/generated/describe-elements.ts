@@ -1,0 +1,5 @@
+// Generated from ../entries/describe-elements.ts by `npm run build:injected -w @browserfleet/browser`. Do not edit.
+import type run from "../entries/describe-elements.ts";
+import { inPage } from "../in-page.ts";
+
+export default inPage<typeof run>("describe-elements", "(...a)=>{var __bfEntry=(()=>{var h=Object.defineProperty;var u=Object.getOwnPropertyDescriptor;var c=Object.getOwnPropertyNames;var l=Object.prototype.hasOwnProperty;var a=(n,t)=>{for(var e in t)h(n,e,{get:t[e],enumerable:!0})},g=(n,t,e,r)=>{if(t&&typeof t==\"object\"||typeof t==\"function\")for(let i of c(t))!l.call(n,i)&&i!==e&&h(n,i,{get:()=>t[i],enumerable:!(r=u(t,i))||r.enumerable});return n};var b=n=>g(h({},\"__esModule\",{value:!0}),n);var x={};a(x,{default:()=>m});function m(n,t){return n.slice(0,t).map(e=>{let r=e.getBoundingClientRect(),i={};for(let o of Array.from(e.attributes))i[o.name]=o.value;let s=e.outerHTML;return{text:(e.innerText??e.textContent??\"\").trim(),html:s.length>2e4?`${s.slice(0,2e4)}…`:s,attributes:i,box:r.width||r.height?{x:r.x,y:r.y,width:r.width,height:r.height}:null}})}return b(x);})();return __bfEntry.default(...a)}");
