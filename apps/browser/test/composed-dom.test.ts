@@ -1,12 +1,9 @@
 import assert from "node:assert/strict";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { findChromium } from "../src/chromium.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../src/page/composed-dom.ts";
-import type * as InPage from "../src/page/composed-in-page.ts";
 
 /*
  * Two servers on 127.0.0.1: A serves the pages, B their cross-origin frames. B is reached both as
@@ -473,49 +470,6 @@ describe("composedHtml", () => {
         const ps = await elementsAcrossFrames(page, "p", 100, limits);
         assert.ok(ps.some((m) => m.text === "Churn top"));
       }
-    } finally {
-      await page.close();
-    }
-  });
-
-  test("the in-page functions work from a bundle built with --keep-names", async () => {
-    const bundle = await build({
-      entryPoints: [fileURLToPath(new URL("../src/page/composed-in-page.ts", import.meta.url))],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      keepNames: true,
-      write: false,
-    });
-    const code = bundle.outputFiles[0]!.text;
-    const mod = (await import(
-      `data:text/javascript;base64,${Buffer.from(code).toString("base64")}`
-    )) as typeof InPage;
-    for (const fn of [mod.composeFrameHtml, mod.collectFrameLinks, mod.frameContentOrigin])
-      assert.ok(!fn.toString().includes("__name("), `${fn.name} has no __name helper inside`);
-    const page = await open("/main");
-    try {
-      const args = {
-        visibleOnly: true,
-        absolutize: true,
-        part: "document" as const,
-        frames: [],
-        token: "t",
-        maxShadowRoots: 100,
-      };
-      const bundled = await page.evaluate(mod.composeFrameHtml, args);
-      assert.ok(bundled.html.includes("Outer slotted text"));
-      assert.equal(bundled.shadowRoots, 6);
-      const links = await page.evaluate(mod.collectFrameLinks, {
-        visibleOnly: false,
-        excludeExternal: false,
-        host: null,
-        frames: [],
-        maxShadowRoots: 100,
-      });
-      assert.ok(links.links.some((l) => l.url === `${a}/shadow-link`));
-      const origin = await page.locator("iframe").first().evaluate(mod.frameContentOrigin);
-      assert.ok(origin.y > 0);
     } finally {
       await page.close();
     }

@@ -7,8 +7,9 @@ import {
 } from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
+import pageSize from "../injected/generated/page-size.ts";
+import type { FrameRead } from "../injected/lib/links-and-title.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
-import type { FrameRead } from "../page/composed-in-page.ts";
 import { type ClearOverlaysResult, clearOverlays } from "../page/overlays.ts";
 import { addSelectors, controlSelectorsBeside } from "./control-selectors.ts";
 import { type Control, controlsFromSnapshot, textFromSnapshot } from "./controls-tree.ts";
@@ -189,10 +190,7 @@ async function screenshot(page: Page, req: ScrapeRequest, out: FormatOutcome): P
   } as const;
   if (o?.selector) return (await page.locator(o.selector).first().screenshot(shotOpts)).toString("base64");
   if (!o?.fullPage) return (await page.screenshot(shotOpts)).toString("base64");
-  const size = await page.evaluate(() => ({
-    width: document.documentElement.scrollWidth,
-    height: document.documentElement.scrollHeight,
-  }));
+  const size = await page.evaluate(pageSize);
   const buf =
     size.height > MAX_SCREENSHOT_HEIGHT
       ? await page.screenshot({

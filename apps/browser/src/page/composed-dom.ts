@@ -1,6 +1,6 @@
 /*
- * The page as a person sees it: open shadow roots composed in place (composed-in-page.ts) and every
- * frame, same-origin or not, stitched in where its iframe is. A parent's script cannot read a
+ * The page as a person sees it: open shadow roots composed in place (injected/entries/compose-frame-html.ts)
+ * and every frame, same-origin or not, stitched in where its iframe is. A parent's script cannot read a
  * cross-origin frame, so the stitching happens here: each frame is serialized in its own context with
  * its child iframes marked (their elements passed in as handles, the page's DOM is not touched), and the
  * children's serializations replace the marked iframes. A frame that is hidden, empty, detached, slow or
@@ -10,19 +10,14 @@
 import { randomBytes } from "node:crypto";
 import type { ElementHandle, Frame, Page } from "playwright-core";
 import { BrowserError } from "../errors.ts";
-import type { PageLink } from "../formats/in-page.ts";
+import type { LinkArgs, LinkResult, PageLink } from "../injected/entries/collect-frame-links.ts";
+import type { ComposeArgs, ComposeResult } from "../injected/entries/compose-frame-html.ts";
 import type { ElementMatch } from "../injected/entries/describe-elements.ts";
+import collectFrameLinks from "../injected/generated/collect-frame-links.ts";
+import composeFrameHtml from "../injected/generated/compose-frame-html.ts";
 import describeElements from "../injected/generated/describe-elements.ts";
-import {
-  type ComposeArgs,
-  type ComposeResult,
-  collectFrameLinks,
-  composeFrameHtml,
-  type FrameRead,
-  frameContentOrigin,
-  type LinkArgs,
-  type LinkResult,
-} from "./composed-in-page.ts";
+import frameContentOrigin from "../injected/generated/frame-content-origin.ts";
+import type { FrameRead } from "../injected/lib/links-and-title.ts";
 
 export interface ComposeLimits {
   /** Frames nested deeper than this are not read; the page itself is depth 0, its iframes depth 1. */
@@ -230,7 +225,7 @@ async function composeFrame(
 }
 
 /**
- * collectLinks over the whole page as a person sees it: the document, its open shadow roots and every
+ * collectFrameLinks over the whole page as a person sees it: the document, its open shadow roots and every
  * frame (hidden frames too unless visibleOnly; in visibleOnly a frame counts only if its iframe is
  * visible). Absolute http(s) URLs without fragment, de-duplicated, the first non-empty text kept, page
  * links first, then each frame's in frame-tree order. excludeExternal compares with the top page's host.

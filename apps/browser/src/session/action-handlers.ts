@@ -1,5 +1,8 @@
 import type { Action } from "@browserfleet/contracts";
 import type { CDPSession, Page } from "playwright-core";
+import elementScrollBy from "../injected/generated/element-scroll-by.ts";
+import selectOptions from "../injected/generated/select-options.ts";
+import windowScrollBy from "../injected/generated/window-scroll-by.ts";
 import { ActionError, isTimeout, messageOf, shortReason } from "./action-errors.ts";
 import { type ActionCtx, onElement, stepTimeout, target } from "./targets.ts";
 import { selectForTyping } from "./type-ready.ts";
@@ -72,33 +75,13 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     const dx = direction === "left" ? -amount : direction === "right" ? amount : 0;
     const dy = direction === "up" ? -amount : direction === "down" ? amount : 0;
     if (!ref) {
-      await page.evaluate((d) => window.scrollBy({ left: d.dx, top: d.dy, behavior: "instant" }), { dx, dy });
+      await page.evaluate(windowScrollBy, { dx, dy });
       return;
     }
     const t = target(page, ref);
+    // The element if it can scroll that way, else its nearest ancestor that can, else the page.
     await onElement(t, "scroll", ctx, (timeout, signal) =>
-      t.locator.evaluate(
-        (el, d) => {
-          // The element if it can scroll that way, else its nearest ancestor that can, else the page.
-          let node: Element | null = el;
-          while (node && node !== document.body && node !== document.documentElement) {
-            const s = getComputedStyle(node);
-            const y =
-              d.dy !== 0 && /auto|scroll|overlay/.test(s.overflowY) && node.scrollHeight > node.clientHeight;
-            const x =
-              d.dx !== 0 && /auto|scroll|overlay/.test(s.overflowX) && node.scrollWidth > node.clientWidth;
-            if (x || y) break;
-            node = node.parentElement;
-          }
-          const scroller =
-            node && node !== document.body && node !== document.documentElement
-              ? node
-              : (document.scrollingElement ?? document.documentElement);
-          scroller.scrollBy({ left: d.dx, top: d.dy, behavior: "instant" });
-        },
-        { dx, dy },
-        { timeout, signal },
-      ),
+      t.locator.evaluate(elementScrollBy, { dx, dy }, { timeout, signal }),
     );
   },
   type: async (page, { ref, text, submit }, ctx) => {
@@ -134,12 +117,7 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     const t = target(page, ref);
     // Playwright would wait out the timeout for a missing option; name the options at once instead.
     const options = await onElement(t, "select", ctx, (timeout, signal) =>
-      t.locator.evaluate(
-        (el) =>
-          el instanceof HTMLSelectElement ? Array.from(el.options).map((o) => [o.value, o.label]) : null,
-        undefined,
-        { timeout, signal },
-      ),
+      t.locator.evaluate(selectOptions, undefined, { timeout, signal }),
     );
     if (options) {
       const missing = values.filter((v) => !options.some(([value, label]) => v === value || v === label));

@@ -11,6 +11,7 @@ import {
 } from "@browserfleet/documents";
 import type { BrowserContext, Page } from "playwright-core";
 import { BrowserError } from "../errors.ts";
+import userAgent from "../injected/generated/user-agent.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { type Fetched, guardedFetch } from "../net/guarded-fetch.ts";
 import type { DocumentCandidate } from "../page/document-watch.ts";
@@ -106,8 +107,7 @@ export async function scrapeDocument(s: DocumentScrape): Promise<ScrapeResponse 
         maxBytes,
         timeoutMs: req.wait?.timeout ?? 30_000,
         overflow: "fail",
-        userAgent:
-          req.request?.userAgent ?? (await s.page.evaluate(() => navigator.userAgent).catch(() => undefined)),
+        userAgent: req.request?.userAgent ?? (await s.page.evaluate(userAgent).catch(() => undefined)),
         headers: await requestHeaders(s.context, req, candidate.url),
       });
     } catch (err) {

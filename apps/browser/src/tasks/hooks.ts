@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import type { FrameRead } from "../page/composed-in-page.ts";
+import type { FrameRead } from "../injected/lib/links-and-title.ts";
 
 export interface ScrapeHooks {
   onFormat?: (format: string, ms: number, ok: boolean) => void;

@@ -8,6 +8,7 @@ import {
 } from "@browserfleet/site";
 import type { Browser, BrowserContext } from "playwright-core";
 import { BrowserError, failureOf } from "../errors.ts";
+import linksWithText from "../injected/generated/links-with-text.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { guardedFetch } from "../net/guarded-fetch.ts";
 import { newTaskContext } from "../page/context.ts";
@@ -67,21 +68,7 @@ async function renderLinks(
   try {
     context = await newTaskContext(browser, req);
     const { page } = await openPage(context, proxy, req);
-    // No named inner functions here: tsx's keepNames would wrap them in a helper the page lacks.
-    const links = await page.evaluate(
-      (cap) =>
-        Array.from(document.querySelectorAll("a[href]"), (el) => {
-          const a = el as HTMLAnchorElement;
-          const text =
-            (a.textContent ?? "").replace(/\s+/g, " ").trim() ||
-            a.getAttribute("aria-label") ||
-            a.getAttribute("title") ||
-            a.querySelector("img[alt]")?.getAttribute("alt") ||
-            "";
-          return [a.href, text.slice(0, 300)] as [string, string];
-        }).slice(0, cap),
-      MAP_BOUNDS.maxPageLinks,
-    );
+    const links = await page.evaluate(linksWithText, MAP_BOUNDS.maxPageLinks);
     const title = await page.title().catch(() => "");
     return { finalUrl: page.url(), title: title.trim() || undefined, links };
   } finally {

@@ -4,6 +4,7 @@ import { linksInMarkdown } from "@browserfleet/site";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser, Page } from "playwright-core";
+import linksAndTitle from "../injected/generated/links-and-title.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import type { JobContexts } from "../page/job-contexts.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
@@ -13,18 +14,7 @@ import { runScrape, type ScrapeHooks } from "./scrape.ts";
  * page's title in the same call (the reply's metadata would otherwise ask for it on its own).
  */
 async function linksAndTitleOf(page: Page, max: number): Promise<{ links: string[]; title?: string }> {
-  return page
-    .evaluate(
-      (cap) => ({
-        links: Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href).slice(
-          0,
-          cap,
-        ),
-        title: document.title,
-      }),
-      max,
-    )
-    .catch(() => ({ links: [] }));
+  return page.evaluate(linksAndTitle, max).catch(() => ({ links: [] }));
 }
 
 /**

@@ -1,17 +1,10 @@
 /*
- * Functions that run inside one frame (frame.evaluate) to read the page as a person sees it: open shadow
- * roots composed in place of their hosts' children, iframes marked so that the Node side
- * (composed-dom.ts) can put each frame's own serialization where its iframe is.
- *
- * Each function must be self-contained: Playwright serializes the function source, so nothing from module
- * scope is visible there. And no function may stand where it gets a name (`const f = () => …`,
- * `{ f: () => … }`, `function f() {}`): esbuild's keepNames (tsx and the bundle both use it) wraps such
- * functions in a `__name(…)` helper that the page does not have. Arrow functions passed straight to a
- * call are fine; recursion is done with explicit work lists. The tests evaluate these functions from an
- * esbuild bundle built with --keep-names.
+ * Run in one frame (frame.evaluate) to read the page as a person sees it: open shadow roots composed in
+ * place of their hosts' children, iframes marked so that the Node side (page/composed-dom.ts) can put
+ * each frame's own serialization where its iframe is.
  */
 
-import type { PageLink } from "../formats/in-page.ts";
+import { type FrameRead, linksAndTitle } from "../lib/links-and-title.ts";
 
 export interface ComposeArgs {
   visibleOnly: boolean;
@@ -32,12 +25,6 @@ export interface ComposeArgs {
   links?: number;
 }
 
-/** A frame's link targets and title (ComposeArgs.links). */
-export interface FrameRead {
-  links: string[];
-  title: string;
-}
-
 export interface ComposeResult {
   html: string;
   shadowRoots: number;
@@ -53,21 +40,13 @@ export interface ComposeResult {
  * The frame's DOM composed as rendered: every open shadow root's content stands in place of its host's
  * children, each <slot> replaced by the nodes assigned to it (or by its fallback content), unassigned
  * light children left out. Marked iframes are wrapped in marker comments. With visibleOnly, the rules of
- * visibleDocumentHtml (formats/in-page.ts) apply in the light DOM and in every shadow tree: what is
- * display:none, visibility:hidden or [hidden] is dropped (head excepted), and so are zero-size iframes
- * and the styles and scripts of shadow trees.
+ * the light-DOM serializer markdown had before composition (test/composed-dom.test.ts keeps it as
+ * visibleDocumentHtml) apply in the light DOM and in every shadow tree: what is display:none,
+ * visibility:hidden or [hidden] is dropped (head excepted), and so are zero-size iframes and the styles
+ * and scripts of shadow trees.
  */
-export function composeFrameHtml(args: ComposeArgs): ComposeResult {
-  const read =
-    args.links === undefined
-      ? undefined
-      : {
-          links: Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href).slice(
-            0,
-            args.links,
-          ),
-          title: document.title,
-        };
+export default function composeFrameHtml(args: ComposeArgs): ComposeResult {
+  const read = args.links === undefined ? undefined : linksAndTitle(args.links);
   const root = document.documentElement;
   if (!root)
     return { html: "", shadowRoots: 0, shadowTruncated: false, unmarkedFrames: 0, ...(read ? { read } : {}) };
@@ -270,95 +249,4 @@ export function composeFrameHtml(args: ComposeArgs): ComposeResult {
     html = `${doctype}${rootCopy.outerHTML}`;
   }
   return { html, shadowRoots, shadowTruncated, unmarkedFrames, ...(read ? { read } : {}) };
-}
-
-export interface LinkArgs {
-  visibleOnly: boolean;
-  excludeExternal: boolean;
-  /** The top page's hostname for excludeExternal; null in the top frame (its own hostname). */
-  host: string | null;
-  /** Iframe elements of this frame whose visibility the caller wants to know, in this order. */
-  frames: (Element | null)[];
-  maxShadowRoots: number;
-}
-
-export interface LinkResult {
-  links: PageLink[];
-  host: string;
-  /** Per LinkArgs.frames: whether a person could see that iframe. */
-  framesVisible: boolean[];
-  shadowRoots: number;
-  shadowTruncated: boolean;
-}
-
-/**
- * collectLinks (formats/in-page.ts) over the document and every open shadow root in it: absolute http(s)
- * URLs without fragment, de-duplicated, the first non-empty text kept.
- */
-export function collectFrameLinks(args: LinkArgs): LinkResult {
-  const host = args.host ?? location.hostname;
-  const seen = new Map<string, PageLink>();
-  const roots: (Document | ShadowRoot)[] = [document];
-  let shadowTruncated = false;
-  for (let r = 0; r < roots.length; r++) {
-    const root = roots[r]!;
-    for (const a of Array.from(root.querySelectorAll<Element>("a[href], area[href]"))) {
-      const raw = (a as HTMLAnchorElement).href;
-      let url: URL;
-      try {
-        url = new URL(typeof raw === "string" ? raw : (a.getAttribute("href") ?? ""), document.baseURI);
-      } catch {
-        continue;
-      }
-      if (url.protocol !== "http:" && url.protocol !== "https:") continue;
-      if (args.excludeExternal && url.hostname !== host) continue;
-      if (
-        args.visibleOnly &&
-        a instanceof HTMLElement &&
-        !a.checkVisibility({ visibilityProperty: true } as never)
-      )
-        continue;
-      url.hash = "";
-      const key = url.href;
-      const text = (a.textContent ?? "").replace(/\s+/g, " ").trim();
-      const prior = seen.get(key);
-      if (!prior) seen.set(key, { url: key, text });
-      else if (!prior.text && text) prior.text = text;
-    }
-    const all = root.querySelectorAll("*");
-    for (let i = 0; i < all.length; i++) {
-      const shadow = all[i]!.shadowRoot;
-      if (!shadow) continue;
-      if (roots.length > args.maxShadowRoots) {
-        shadowTruncated = true;
-        break;
-      }
-      roots.push(shadow);
-    }
-  }
-  const framesVisible = args.frames.map((f) => {
-    if (!f?.isConnected) return false;
-    const r = f.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && f.checkVisibility({ visibilityProperty: true } as never);
-  });
-  return {
-    links: Array.from(seen.values()),
-    host,
-    framesVisible,
-    shadowRoots: roots.length - 1,
-    shadowTruncated,
-  };
-}
-
-/**
- * Where this iframe's content box starts, in its own frame's viewport: add it to boxes measured inside
- * the child frame to get them in the parent's viewport.
- */
-export function frameContentOrigin(el: Element): { x: number; y: number } {
-  const r = el.getBoundingClientRect();
-  const style = getComputedStyle(el);
-  return {
-    x: r.x + el.clientLeft + (Number.parseFloat(style.paddingLeft) || 0),
-    y: r.y + el.clientTop + (Number.parseFloat(style.paddingTop) || 0),
-  };
 }

@@ -1,0 +1,5 @@
+// Generated from ../entries/links-with-text.ts by `npm run build:injected -w @browserfleet/browser`. Do not edit.
+import type run from "../entries/links-with-text.ts";
+import { inPage } from "../in-page.ts";
+
+export default inPage<typeof run>("links-with-text", "(...a)=>{var __bfEntry=(()=>{var l=Object.defineProperty;var u=Object.getOwnPropertyDescriptor;var o=Object.getOwnPropertyNames;var c=Object.prototype.hasOwnProperty;var s=(r,t)=>{for(var e in t)l(r,e,{get:t[e],enumerable:!0})},x=(r,t,e,n)=>{if(t&&typeof t==\"object\"||typeof t==\"function\")for(let i of o(t))!c.call(r,i)&&i!==e&&l(r,i,{get:()=>t[i],enumerable:!(n=u(t,i))||n.enumerable});return r};var g=r=>x(l({},\"__esModule\",{value:!0}),r);var h={};s(h,{default:()=>a});function a(r){return Array.from(document.querySelectorAll(\"a[href]\"),t=>{let e=t,n=(e.textContent??\"\").replace(/\\s+/g,\" \").trim()||e.getAttribute(\"aria-label\")||e.getAttribute(\"title\")||e.querySelector(\"img[alt]\")?.getAttribute(\"alt\")||\"\";return[e.href,n.slice(0,300)]}).slice(0,r)}return g(h);})();return __bfEntry.default(...a)}");
