@@ -1,36 +1,21 @@
 import type { Format, ScrapeRequest } from "@browserfleet/contracts";
-import {
-  type MainContentStatus,
-  MarkdownOptionError,
-  type PageType,
-  sharedMarkdownPool,
-} from "@browserfleet/markdown";
+import { MarkdownOptionError, sharedMarkdownPool } from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
 import pageSize from "../injected/generated/page-size.ts";
 import type { FrameRead } from "../injected/lib/links-and-title.ts";
 import { composedHtml, composedLinks, elementsAcrossFrames } from "../page/composed-dom.ts";
-import { type ClearOverlaysResult, clearOverlays } from "../page/overlays.ts";
+import type { PageOutcome } from "../page/facts.ts";
+import { clearOverlays } from "../page/overlays.ts";
 import { addSelectors, controlSelectorsBeside } from "./control-selectors.ts";
 import { type Control, controlsFromSnapshot, textFromSnapshot } from "./controls-tree.ts";
 
-export interface FormatOutcome {
+/** What the formats made of the page; what its metadata says of them is PageOutcome's (page/facts.ts). */
+export interface FormatOutcome extends PageOutcome {
   data: Partial<Record<Format, unknown>>;
   errors: Partial<Record<Format, { code: string; message: string }>>;
-  controlsTruncated?: boolean;
   /** The page's text lines from the controls snapshot, for a session's changes (session/changes.ts). */
   controlsText?: string[];
-  screenshotTruncated?: boolean;
-  /** For metadata.mainContent: set when the request asked for onlyMainContent. */
-  mainContent?: MainContentStatus;
-  /** For metadata.markdownDegraded: the conversion ran out of time and markdown is plain text. */
-  markdownDegraded?: boolean;
-  /** For metadata.pageType: set with onlyMainContent. */
-  pageType?: PageType;
-  /** For metadata.overlays: what was cleared before screenshot, pdf or controls. */
-  overlays?: ClearOverlaysResult;
-  /** For metadata.frames: iframes and shadow roots composed into markdown or html. */
-  frames?: { frames: number; shadowRoots: number; truncated: boolean };
   /** Milliseconds spent per format, for metrics. */
   timings: Partial<Record<Format, number>>;
   /**

@@ -1,6 +1,23 @@
+import type { MainContentStatus, PageType } from "@browserfleet/markdown";
 import type { Page } from "playwright-core";
-import type { FormatOutcome } from "../formats/render.ts";
 import type { OpenedPage } from "./navigation.ts";
+import type { ClearOverlaysResult } from "./overlays.ts";
+
+/** What rendering the formats noted for the reply's metadata (formats/render.ts's FormatOutcome has it). */
+export interface PageOutcome {
+  controlsTruncated?: boolean;
+  screenshotTruncated?: boolean;
+  /** For metadata.mainContent: set when the request asked for onlyMainContent. */
+  mainContent?: MainContentStatus;
+  /** For metadata.markdownDegraded: the conversion ran out of time and markdown is plain text. */
+  markdownDegraded?: boolean;
+  /** For metadata.pageType: set with onlyMainContent. */
+  pageType?: PageType;
+  /** For metadata.overlays: what was cleared before screenshot, pdf or controls. */
+  overlays?: ClearOverlaysResult;
+  /** For metadata.frames: iframes and shadow roots composed into markdown or html. */
+  frames?: { frames: number; shadowRoots: number; truncated: boolean };
+}
 
 /**
  * What every reply says of the page as it stands: its URL, its title, how the wait for it ended, how
@@ -9,7 +26,7 @@ import type { OpenedPage } from "./navigation.ts";
  */
 export async function pageFacts(
   page: Page,
-  outcome: FormatOutcome,
+  outcome: PageOutcome,
   fromUrl = true,
   opened: Pick<OpenedPage, "settle" | "scroll"> = {},
   titleRead?: Promise<string>,
