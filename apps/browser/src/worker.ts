@@ -27,8 +27,8 @@ import { SessionHost } from "./session/host.ts";
 import { type AnyReply, admitTasks, dispatchTask, type TaskHandlers } from "./tasks/dispatch.ts";
 import { runFetchTask } from "./tasks/fetch.ts";
 import type { ScrapeHooks } from "./tasks/hooks.ts";
+import { publishRefusedPage, runPageTask } from "./tasks/job-page.ts";
 import { runMapTask } from "./tasks/map.ts";
-import { publishRefusedPage, runPageTask } from "./tasks/page.ts";
 import { runScrape } from "./tasks/scrape.ts";
 
 export interface BrowserWorkerOptions {

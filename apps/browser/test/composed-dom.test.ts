@@ -360,7 +360,7 @@ describe("composedHtml", () => {
   });
 
   test("links: the page's own link targets and title come in the same call, the html unchanged", async () => {
-    // What a crawl read in a call of its own before (tasks/page.ts): every a[href] as resolved, and the title.
+    // What a crawl read in a call of its own before (tasks/job-page.ts): every a[href] as resolved, and the title.
     const ownRead = (page: Page) =>
       page.evaluate(() => ({
         links: Array.from(document.querySelectorAll("a[href]"), (a) => (a as HTMLAnchorElement).href),
