@@ -235,6 +235,37 @@ export function buildLargeHtml(paragraphs = 5000): string {
   return page("Large Page", `<h1>Large Page</h1>\n${parts.join("\n")}`);
 }
 
+/**
+ * A long reference manual, as documentation sites serve them: a sidebar, then many sections, each with
+ * prose holding links and inline code, a code listing with a blank line inside, an options table and a
+ * list. Long enough (about 40,000 tokens of markdown at the default) to need several budgeted parts.
+ */
+export function buildManualHtml(sections = 80): string {
+  const nav = Array.from(
+    { length: sections },
+    (_, i) => `<li><a href="#s${i + 1}">Section ${i + 1}</a></li>`,
+  ).join("");
+  const body = Array.from({ length: sections }, (_, i) => {
+    const n = i + 1;
+    return `<section id="s${n}">
+<h2>${n}. The <code>option${n}</code> setting</h2>
+<p>The <a href="/manual/guide/${n}#details">configuration guide</a> explains <code>option${n}</code> in depth. Each option takes a value and a scope; the scope decides which requests it applies to, and the value is checked when the service starts. A value that fails the check stops the start with a message naming the option, its value and what it accepts.</p>
+<p>Most deployments never change it. Those that do usually raise it for long documents, lower it for small replicas, or scope it to one route; see <a href="/manual/faq#q${n}">the FAQ entry</a> for the trade-offs measured on real traffic.</p>
+<pre><code class="language-ts">export const option${n} = {
+  name: "opt-${n}",
+
+  value: ${n * 7},
+  scope: "request",
+};</code></pre>
+<table><thead><tr><th>Option</th><th>Default</th><th>Meaning</th></tr></thead>
+<tbody><tr><td>opt-${n}</td><td>${n}</td><td>the knob number ${n}, see <a href="/manual/details/${n}">details</a></td></tr>
+<tr><td>other-${n}</td><td>none</td><td>left unset unless <code>opt-${n}</code> is above ${n * 2}</td></tr></tbody></table>
+<ul><li>first point about setting ${n}</li><li>second point, with a <a href="/manual/note/${n}">note</a></li></ul>
+</section>`;
+  }).join("\n");
+  return page("Reference Manual", `<nav><ul>${nav}</ul></nav><main><h1>Reference Manual</h1>${body}</main>`);
+}
+
 export function headersHtml(headers: Record<string, unknown>): string {
   return page(
     "Request Headers",

@@ -25,6 +25,7 @@ import {
   AUTH_REQUIRED_HTML,
   BLOCKED_RESOURCES_HTML,
   buildLargeHtml,
+  buildManualHtml,
   cookiesHtml,
   ELEMENTS_HTML,
   FORM_HTML,
@@ -150,6 +151,7 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const largeHtml = buildLargeHtml();
+  const manualHtml = buildManualHtml();
   const latin1Body = Buffer.from(LATIN1_HTML, "latin1");
   let baseUrl = "";
 
@@ -228,6 +230,8 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
         return { status: 200, type: "text/html; charset=iso-8859-1", body: latin1Body };
       case "/large":
         return html(largeHtml);
+      case "/manual":
+        return html(manualHtml);
       case "/headers":
         return html(headersHtml({ ...req.headers }));
       case "/auth":

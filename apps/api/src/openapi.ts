@@ -27,7 +27,7 @@ const STATUS_TEXT: Record<number, string> = {
   402: "No key or payment (payment_required: exact price in error.price, ways to pay in error.payWith), a wallet payment refused, or a balance too low",
   404: "Not found, or not yours",
   405: "Method not allowed (Allow header lists the ones that are)",
-  410: "The session is gone (session_lost, session_closed)",
+  410: "Gone: the session (session_lost, session_closed), or the render a cursor reads on (cursor_expired)",
   413: "Body too large",
   429: "Rate limited or no browser capacity: Retry-After and RateLimit headers",
   500: "Internal error",

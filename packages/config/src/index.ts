@@ -77,6 +77,8 @@ export const configSchema = z.object({
   CACHE_MAX_ENTRY_BYTES: intFrom(8 * 1024 * 1024, 1024),
   /** Hot cache entries each api replica also keeps in memory (bytes; 0 turns the memory tier off). */
   CACHE_MEMORY_BYTES: intFrom(64 * 1024 * 1024),
+  /** How long an answer cut to maxTokens is kept for its cursor (reading on in parts), in ms. */
+  RENDER_KEEP_MS: intFrom(3600_000, 1000),
   /** `shared` (the spec: one cache for every caller) or `account` (entries only serve the caller who paid for them). */
   CACHE_SCOPE: z.enum(["shared", "account"]).default("shared"),
   /** The json format: an OpenAI-compatible chat-completions endpoint (…/v1); without it json is not_configured. */

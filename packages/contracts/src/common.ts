@@ -70,6 +70,51 @@ export const FORMATS = [
 export const format = z.enum(FORMATS);
 export type Format = z.infer<typeof format>;
 
+/** The formats a model reads as text: counted in tokens, and cut to fit maxTokens. */
+export const TEXT_FORMATS = [
+  "markdown",
+  "html",
+  "links",
+  "elements",
+  "json",
+  "accessibility",
+  "controls",
+] as const;
+export type TextFormat = (typeof TEXT_FORMATS)[number];
+export const isTextFormat = (f: string): f is TextFormat => (TEXT_FORMATS as readonly string[]).includes(f);
+
+/** The encoding token counts are made in (packages/tokens says why this one). */
+export const TOKEN_ENCODING_NAME = "o200k_base";
+
+export const maxTokens = z
+  .int()
+  .min(256)
+  .max(10_000_000)
+  .describe(
+    `Cap on the tokens (${TOKEN_ENCODING_NAME}, GPT-4o's encoding; other models count a few percent differently) of the text formats together (markdown, html, links, elements, json, accessibility, controls). Past it the answer is cut at a block boundary, never inside a word, a link, a table row or a code block; metadata.truncated names the format cut and the formats left out, and gives a cursor for the rest. Screenshots and PDFs do not count.`,
+  );
+
+export const tokenCounts = z
+  .partialRecord(z.enum(TEXT_FORMATS), z.int())
+  .describe(
+    `Tokens of each text format in this answer, counted in ${TOKEN_ENCODING_NAME} (GPT-4o's encoding); other models' tokenizers differ by a few percent`,
+  );
+
+export const truncation = z
+  .object({
+    format: format.optional().describe("The format cut inside; the next part starts where it stopped"),
+    omitted: z.array(format).describe("Formats left out of this answer entirely; the next parts carry them"),
+    remainingTokens: z.int().describe("Tokens left for the next parts"),
+    cursor: z
+      .string()
+      .optional()
+      .describe(
+        "POST /web/v1/scrape with { cursor, maxTokens } returns the next part of this same render (no new page load); absent only when the render could not be kept",
+      ),
+    expiresAt: z.string().optional().describe("When the kept render, and so the cursor, expires (ISO 8601)"),
+  })
+  .describe("The answer did not fit maxTokens: what was cut and how to read on");
+
 export const viewport = z.strictObject({
   width: z.int().min(100).max(3840).default(1280),
   height: z.int().min(100).max(4320).default(720),

@@ -9,10 +9,13 @@ import {
   httpUrl,
   jsonOptions,
   linksOptions,
+  maxTokens,
   pdfOptions,
   requestOptions,
   screenshotOptions,
   scrollOptions,
+  tokenCounts,
+  truncation,
   viewport,
   waitOptions,
 } from "./common.ts";
@@ -79,6 +82,7 @@ export const renderFields = {
     .describe("Accept a cached render up to this many ms old"),
   binaryAs: z.literal("base64").default("base64"),
   viewport: viewport.optional(),
+  maxTokens: maxTokens.optional(),
 };
 
 type RenderLike = { formats: readonly string[]; selectors?: unknown; json?: unknown };
@@ -123,19 +127,42 @@ export function checkRenderRules(v: RenderLike, ctx: z.RefinementCtx): void {
 /** "Give exactly one of url or html", as the published schema says it. */
 export const URL_OR_HTML = { oneOf: [{ required: ["url"] }, { required: ["html"] }], ...RENDER_RULES_SCHEMA };
 
+/** A truncated answer's cursor: base64url, as metadata.truncated.cursor gives it. */
+export const renderCursor = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9_-]+$/,
+    "not a cursor this api gave out: use metadata.truncated.cursor of the previous answer",
+  );
+
 export const scrapeRequest = z
   .strictObject({
-    url: httpUrl.optional().describe("Page to process. Either url or html is given."),
+    url: httpUrl.optional().describe("Page to process. Exactly one of url, html or cursor is given."),
     html: rawHtml().optional().describe("Raw HTML used instead of url"),
+    cursor: renderCursor
+      .optional()
+      .describe(
+        "Read on: metadata.truncated.cursor of an earlier answer. Returns the next part of that same render (no new page load), at most maxTokens (default: the budget of the call that gave the cursor), charged as one cached format. Every other field is taken from that render.",
+      ),
     ...renderFields,
   })
   .superRefine((v, ctx) => {
-    if ((v.url === undefined) === (v.html === undefined)) {
-      ctx.addIssue({ code: "custom", path: ["url"], message: "give exactly one of url or html" });
+    const given = [v.url, v.html, v.cursor].filter((x) => x !== undefined).length;
+    if (given !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: [v.cursor !== undefined ? "cursor" : "url"],
+        message: "give exactly one of url, html or cursor",
+      });
     }
     checkRenderRules(v, ctx);
   })
-  .meta(URL_OR_HTML);
+  .meta({
+    oneOf: [{ required: ["url"] }, { required: ["html"] }, { required: ["cursor"] }],
+    ...RENDER_RULES_SCHEMA,
+  });
 export type ScrapeRequest = z.infer<typeof scrapeRequest>;
 export type ScrapeRequestInput = z.input<typeof scrapeRequest>;
 
@@ -215,6 +242,8 @@ export const pageMetadata = z.object({
   document: documentFacts
     .optional()
     .describe("Present when the url served a document (PDF, Word, Excel, CSV, OpenDocument)"),
+  tokens: tokenCounts.optional(),
+  truncated: truncation.optional(),
 });
 
 export const formatError = z.object({ code: z.string(), message: z.string() });

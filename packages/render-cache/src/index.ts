@@ -1,2 +1,8 @@
 export { cacheKeyFor, cacheUrl, canonicalJson, isCacheable } from "./cache-key.ts";
-export { type CacheHit, RenderCache, type RenderCacheOptions, responseFromCache } from "./render-cache.ts";
+export {
+  type CacheHit,
+  type KeptRender,
+  RenderCache,
+  type RenderCacheOptions,
+  responseFromCache,
+} from "./render-cache.ts";

@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { FORMATS, type Format, type ScrapeRequest, type ScrapeResponse } from "@browserfleet/contracts";
 import { type Database, schema } from "@browserfleet/db";
-import { and, gt, gte, inArray, sql } from "drizzle-orm";
+import { and, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import { Counter, type Registry } from "prom-client";
 import { cacheKeyFor, cacheUrl, isCacheable } from "./cache-key.ts";
 
@@ -54,6 +55,22 @@ export function responseFromCache(req: ScrapeRequest, hit: CacheHit): ScrapeResp
     },
   };
 }
+
+/** A whole answer kept for reading on in parts (RenderCache.keep). */
+export interface KeptRender {
+  /** Who may read it: "account:<id>", "wallet:<address>" or "allowance:<client>". */
+  owner: string;
+  url: string;
+  title?: string;
+  /** The text formats, in the order the parts read them. */
+  formats: string[];
+  data: Record<string, unknown>;
+  /** The budget of the call that kept it: the default of the calls that read on. */
+  maxTokens: number;
+}
+
+/** Kept renders' keys: no cache key starts so (those are hashes). */
+const KEPT_PREFIX = "render:";
 
 /** Rows deleted per statement by `sweep`, so one sweep never holds a huge lock or transaction. */
 const SWEEP_CHUNK = 5000;
@@ -318,6 +335,72 @@ export class RenderCache {
     } catch (err) {
       this.#storeErrors.inc();
       this.#onError?.(err, "store");
+    }
+  }
+
+  /**
+   * Keeps a whole render (every text format of one answer) for `keepMs`, so a budgeted answer can be
+   * read on in parts without loading the page again. Its row lives beside the cache's (same table, same
+   * memory tier, same sweeper) under a key no request maps to. Returns undefined when it could not be
+   * written (reported to onError).
+   */
+  async keep(render: KeptRender, keepMs: number): Promise<{ id: string; expiresAt: Date } | undefined> {
+    const id = randomUUID();
+    const key = `${KEPT_PREFIX}${id}`;
+    try {
+      const bytes = Buffer.byteLength(JSON.stringify(render), "utf8");
+      const [row] = await this.#database.db
+        .insert(cacheEntries)
+        .values({
+          key,
+          url: render.url,
+          format: "render",
+          body: render,
+          title: render.title ?? null,
+          bytes,
+          renderedAt: sql`now()`,
+          expiresAt: sql`now() + ${Math.floor(keepMs)} * interval '1 millisecond'`,
+        })
+        .returning({ renderedAt: cacheEntries.renderedAt, expiresAt: cacheEntries.expiresAt });
+      if (!row) return undefined;
+      this.#memory.set(key, {
+        body: render,
+        title: render.title ?? null,
+        ...row,
+        expiresAt: row.expiresAt.getTime(),
+        bytes,
+      });
+      return { id, expiresAt: row.expiresAt };
+    } catch (err) {
+      this.#storeErrors.inc();
+      this.#onError?.(err, "store");
+      return undefined;
+    }
+  }
+
+  /** A render kept by `keep` and not yet expired; undefined when there is none (or it could not be read). */
+  async kept(id: string): Promise<KeptRender | undefined> {
+    const key = `${KEPT_PREFIX}${id}`;
+    const remembered = this.#memory.get(key, this.#now());
+    if (remembered) return remembered.body as KeptRender;
+    try {
+      const [row] = await this.#database.db
+        .select({
+          body: cacheEntries.body,
+          title: cacheEntries.title,
+          renderedAt: cacheEntries.renderedAt,
+          expiresAt: cacheEntries.expiresAt,
+          bytes: cacheEntries.bytes,
+        })
+        .from(cacheEntries)
+        .where(and(eq(cacheEntries.key, key), gt(cacheEntries.expiresAt, sql`now()`)));
+      if (!row) return undefined;
+      this.#memory.set(key, { ...row, expiresAt: row.expiresAt.getTime() });
+      return row.body as KeptRender;
+    } catch (err) {
+      this.#lookupErrors.inc();
+      this.#onError?.(err, "lookup");
+      return undefined;
     }
   }
 

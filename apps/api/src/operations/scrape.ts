@@ -9,9 +9,11 @@ import {
   type TaskReply,
 } from "@browserfleet/contracts";
 import { browserRequest, completeJson, jsonDepsFrom } from "@browserfleet/extract";
-import { definePrice, PRICES, pageQuote, usd } from "@browserfleet/pricing";
+import { definePrice, line, PRICES, pageQuote, total, usd } from "@browserfleet/pricing";
 import { type CacheHit, isCacheable, responseFromCache } from "@browserfleet/render-cache";
 import { scrapeAllowance } from "../allowance/index.ts";
+import { readOn } from "../answers/read-on.ts";
+import { fitAnswer, ownerOf } from "../answers/token-budget.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -21,10 +23,17 @@ import { checkJsonOptions, precheckUrl, sendBrowserTask, taskFailed } from "./sh
 /** Time the browser gets beyond the page's own wait budget, to render the formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
 
-export const scrapePrice = definePrice<{ formats: readonly Format[]; cached?: readonly Format[] }>({
+export const scrapePrice = definePrice<{
+  formats: readonly Format[];
+  cached?: readonly Format[];
+  cursor?: string;
+}>({
   brief: `${usd(PRICES.format)} per format`,
-  words: `${usd(PRICES.format)} per format rendered (json ${usd(PRICES.jsonFormat)}, it includes the model call); a format served from cache (maxAge) costs ${usd(PRICES.cachedFormat)}. Formats that fail are not charged: refunded to a key's balance, and not settled by a wallet paying with x402 upto; a wallet paying with x402 exact pays the whole quote, settled in full once any format came out. A call where every format fails costs nothing.`,
-  quote: ({ formats, cached }) => pageQuote(formats, cached),
+  words: `${usd(PRICES.format)} per format rendered (json ${usd(PRICES.jsonFormat)}, it includes the model call); a format served from cache (maxAge) costs ${usd(PRICES.cachedFormat)}, and so does reading on with a cursor (the next part of a render cut to maxTokens). Formats that fail are not charged: refunded to a key's balance, and not settled by a wallet paying with x402 upto; a wallet paying with x402 exact pays the whole quote, settled in full once any format came out. A call where every format fails costs nothing.`,
+  quote: ({ formats, cached, cursor }) =>
+    cursor !== undefined
+      ? total([line("next part (cursor)", 1, PRICES.cachedFormat)])
+      : pageQuote(formats, cached),
 });
 const allowance = scrapeAllowance(10, 3);
 
@@ -42,14 +51,22 @@ export const scrape = defineOperation({
     payment: "any",
     jsonFormat: true,
     example: { url: "https://example.com/", formats: ["markdown", "links"] },
+    // A cursor that names no render of the caller's (404) or one that expired (410).
+    errors: [404, 410],
   },
   tool: {
     name: "web_scrape",
     title: "Scrape a web page",
     annotations: READS_WEB,
-    description: `Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). ${scrapePrice.brief}; keyless callers get ${allowance.limit} free a day, at most ${allowance.perSite} distinct pages of a site, without screenshot, pdf or json.`,
+    description: `Render a page in a real browser and return markdown, html, links, screenshot, pdf, elements, json, accessibility or controls (what can be clicked or typed into, with refs for web_act). metadata.tokens counts each text format; maxTokens caps them together, and a cut answer's metadata.truncated.cursor, given back as { cursor }, reads on from the same render. ${scrapePrice.brief}; keyless callers get ${allowance.limit} free a day, at most ${allowance.perSite} distinct pages of a site, without screenshot, pdf or json.`,
   },
-  run: (ctx, req, call) => paidScrape(ctx, req, call.caller),
+  run: (ctx, req, call) =>
+    req.cursor !== undefined
+      ? readOn(ctx, req.cursor, req.maxTokens, call.caller, {
+          allowance,
+          quote: scrapePrice.quote({ formats: [], cursor: req.cursor }),
+        })
+      : paidScrape(ctx, req, call.caller),
 });
 
 /** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
@@ -112,10 +129,19 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
       keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
       holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
       final: missing.length === 0,
-      work: async () => {
+      work: async (payer) => {
+        // Charged for every format that came out, before a budget leaves some for later parts.
+        const fit = (answer: ScrapeResponse) =>
+          fitAnswer(
+            { cache: ctx.cache, keepMs: ctx.config.RENDER_KEEP_MS },
+            answer,
+            req.maxTokens,
+            ownerOf(payer),
+          );
         if (missing.length === 0) {
           const cached = responseFromCache(req, hit);
-          return { result: cached, chargeMicros: chargeFor(cached) };
+          const chargeMicros = chargeFor(cached);
+          return { result: await fit(cached), chargeMicros };
         }
         const wanted = { ...req, formats: missing };
         const reply = await renderOnWorker(ctx, browserRequest(wanted), caller.requestId);
@@ -124,7 +150,8 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
         // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.
         if (scope !== null && isCacheable(req)) await ctx.cache.store(req, fresh, scope);
         const merged = merge(req, fresh, hit);
-        return { result: merged, chargeMicros: chargeFor(merged) };
+        const chargeMicros = chargeFor(merged);
+        return { result: await fit(merged), chargeMicros };
       },
     });
   } catch (err) {

@@ -1,0 +1,84 @@
+import type { ScrapeResponse } from "@browserfleet/contracts";
+import type { Quote } from "@browserfleet/pricing";
+import type { AllowanceRule } from "../allowance/index.ts";
+import { type Caller, payFor } from "../billing/payment.ts";
+import type { ApiContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
+import { decodeCursor } from "./cursor.ts";
+import { applyPart, ownerOf, truncation } from "./token-budget.ts";
+
+const notFound = () =>
+  new ApiError(
+    "cursor_not_found",
+    "no render for this cursor: it was made by another account, wallet or client, or never existed",
+    [{ field: "cursor", message: "no render for this cursor" }],
+  );
+
+/**
+ * POST /web/v1/scrape { cursor, maxTokens }: the next part of a render an earlier answer was cut from,
+ * read from where it was kept (no page load), charged as one cached format. The cursor is checked before
+ * any payment (malformed 400, expired 410, unknown 404); a caller other than the one who made the render
+ * gets the same 404, before paying where its identity is known up front (a key, a keyless client) and
+ * with nothing charged otherwise (a wallet's payment is not settled when the work throws).
+ */
+export async function readOn(
+  ctx: ApiContext,
+  cursorText: string,
+  maxTokens: number | undefined,
+  caller: Caller,
+  price: { allowance: AllowanceRule; quote: Quote },
+): Promise<ScrapeResponse> {
+  const { allowance, quote } = price;
+  const started = performance.now();
+  const cursor = decodeCursor(cursorText);
+  const render = await ctx.cache.kept(cursor.render);
+  if (!render || cursor.at.format >= render.formats.length) throw notFound();
+  const known = caller.auth
+    ? ownerOf({ kind: "account", accountId: caller.auth.accountId })
+    : caller.allowanceClient !== undefined
+      ? ownerOf({ kind: "allowance", client: caller.allowanceClient })
+      : undefined;
+  if (known !== undefined && known !== render.owner) throw notFound();
+  const result = await payFor(ctx, caller, {
+    allowance,
+    request: { cursor: cursorText, formats: ["markdown"] },
+    quote,
+    description: `next part of ${render.url}`,
+    holdMs: 60_000,
+    final: true,
+    work: async (payer) => {
+      if (ownerOf(payer) !== render.owner) throw notFound();
+      const answer: ScrapeResponse = {
+        success: true,
+        data: {},
+        errors: {},
+        metadata: {
+          url: render.url,
+          ...(render.title ? { title: render.title } : {}),
+          formats: render.formats as ScrapeResponse["metadata"]["formats"],
+          renders: 0,
+          browserMsUsed: 0,
+          ms: 0,
+          cached: render.formats as ScrapeResponse["metadata"]["formats"],
+        },
+      };
+      const { rest } = applyPart(
+        answer,
+        render.formats,
+        render.data,
+        cursor.at,
+        maxTokens ?? render.maxTokens,
+      );
+      if (rest)
+        answer.metadata.truncated = truncation(rest, {
+          id: cursor.render,
+          expiresAt: new Date(cursor.expires * 1000),
+        });
+      answer.metadata.formats = Object.keys(answer.data) as ScrapeResponse["metadata"]["formats"];
+      answer.metadata.cached = answer.metadata.formats;
+      return { result: answer, chargeMicros: quote.micros };
+    },
+  });
+  result.metadata.ms = Math.round(performance.now() - started);
+  return result;
+}

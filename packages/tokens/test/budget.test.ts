@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { countTokens, markdownCuts, readPart } from "../src/index.ts";
+
+/** A long documentation page: headings, paragraphs, a list, code blocks, tables and links. */
+function longPage(sections: number): string {
+  const out: string[] = ["# Reference\n"];
+  for (let s = 1; s <= sections; s++) {
+    out.push(`## Section ${s}\n`);
+    out.push(
+      `The [configuration guide](https://docs.example.com/guide/${s}#options "Guide") explains option ${s} in depth. ` +
+        "Each option takes a value and a scope; the scope decides which requests it applies to, and the value is checked when the service starts. ".repeat(
+          3,
+        ) +
+        "\n",
+    );
+    out.push(
+      `\`\`\`ts\nexport const option${s} = {\n  name: "opt-${s}",\n\n  value: ${s * 7},\n  scope: "request",\n};\n\`\`\`\n`,
+    );
+    out.push(
+      `| Option | Default | Meaning |\n| --- | --- | --- |\n| opt-${s} | ${s} | the ${s}th knob, see [details](https://x.test/${s}) |\n| other-${s} | none | unset |\n`,
+    );
+    out.push(`- first point about ${s}\n- second point with \`inline code ${s}\`\n`);
+  }
+  return out.join("\n");
+}
+
+function readAll(formats: string[], data: Record<string, unknown>, maxTokens: number) {
+  const parts = [];
+  let from = { format: 0, offset: 0 };
+  for (;;) {
+    const part = readPart(formats, data, from, maxTokens);
+    parts.push(part);
+    if (!part.rest) return parts;
+    assert.ok(
+      part.rest.next.format > from.format || part.rest.next.offset > from.offset,
+      "every part moves forward",
+    );
+    from = part.rest.next;
+  }
+}
+
+describe("token budgets", () => {
+  it("counts in o200k_base, and counts text that spells a special token as plain text", () => {
+    assert.equal(countTokens("hello world"), 2);
+    assert.equal(countTokens(""), 0);
+    assert.ok(countTokens("a <|endoftext|> b") > 3);
+  });
+
+  it("a long page read in budgeted parts concatenates to exactly the whole markdown", () => {
+    const md = longPage(40);
+    const total = countTokens(md);
+    const parts = readAll(["markdown"], { markdown: md }, Math.ceil(total / 4));
+    assert.ok(parts.length >= 4 && parts.length <= 6, `${parts.length} parts`);
+    assert.equal(parts.map((p) => p.data.markdown).join(""), md);
+    for (const p of parts) assert.ok(p.tokens <= Math.ceil(total / 4), `${p.tokens} tokens`);
+    assert.equal(parts[0]!.rest!.format, "markdown");
+    assert.ok(Math.abs(parts[0]!.rest!.remainingTokens - (total - parts[0]!.tokens)) < 10);
+  });
+
+  it("never cuts inside a code block, a table row, a link or a word", () => {
+    const md = longPage(30);
+    for (const budget of [256, 300, 400, 777]) {
+      const pieces = readAll(["markdown"], { markdown: md }, budget).map((p) => p.data.markdown as string);
+      let at = 0;
+      for (const piece of pieces.slice(0, -1)) {
+        at += piece.length;
+        const before = md.slice(0, at);
+        const fences = (before.match(/^```/gm) ?? []).length;
+        assert.equal(fences % 2, 0, `budget ${budget}: cut inside a code block at ${at}`);
+        const line = md.slice(md.lastIndexOf("\n", at - 1) + 1, md.indexOf("\n", at));
+        if (!md.slice(0, at).endsWith("\n"))
+          assert.ok(!line.trimStart().startsWith("|"), `cut inside a table row: ${line}`);
+        assert.ok(
+          !/\S/.test(md[at - 1]!) || !/\S/.test(md[at]!) || md[at - 1] === "\n",
+          `cut inside a word at ${at}`,
+        );
+        const opened = before.lastIndexOf("](");
+        assert.ok(opened === -1 || before.indexOf(")", opened) !== -1, `cut inside a link at ${at}`);
+      }
+      assert.equal(pieces.join(""), md);
+    }
+  });
+
+  it("a code block larger than a whole part is cut between its lines, and only then", () => {
+    const code = `Intro.\n\n\`\`\`\n${Array.from({ length: 400 }, (_, i) => `line ${i} of a very long listing`).join("\n")}\n\`\`\`\n\nAfter.\n`;
+    const parts = readAll(["markdown"], { markdown: code }, 300);
+    assert.equal(parts.map((p) => p.data.markdown).join(""), code);
+    assert.equal(parts[0]!.data.markdown, "Intro.\n\n", "the code block starts a part of its own");
+    for (const p of parts.slice(1, -1))
+      assert.ok((p.data.markdown as string).endsWith("\n"), "cut between lines");
+  });
+
+  it("formats after the cut are left out and named, and come whole in the next parts", () => {
+    const md = longPage(10);
+    const links = Array.from({ length: 300 }, (_, i) => ({ url: `https://x.test/${i}`, text: `Link ${i}` }));
+    const data = { markdown: md, links, json: { title: "T", price: 3 } };
+    const first = readPart(["markdown", "links", "json"], data, { format: 0, offset: 0 }, 500);
+    assert.equal(first.rest?.format, "markdown");
+    assert.deepEqual(first.rest?.omitted, ["links", "json"]);
+    const parts = readAll(["markdown", "links", "json"], data, 500);
+    assert.equal(parts.map((p) => p.data.markdown ?? "").join(""), md);
+    assert.deepEqual(
+      parts.flatMap((p) => (p.data.links as unknown[]) ?? []),
+      links,
+    );
+    assert.deepEqual(parts.at(-1)!.data.json, data.json);
+  });
+
+  it("without a cut nothing changes and nothing says so", () => {
+    const part = readPart(
+      ["markdown", "links"],
+      { markdown: "# Hi\n\nShort.", links: [] },
+      { format: 0, offset: 0 },
+      256,
+    );
+    assert.deepEqual(part.data, { markdown: "# Hi\n\nShort.", links: [] });
+    assert.equal(part.rest, undefined);
+  });
+
+  it("a table is cut between rows at the line level", () => {
+    const rows = Array.from({ length: 200 }, (_, i) => `| row ${i} | value ${i} | a longer cell text here |`);
+    const md = `| a | b | c |\n| --- | --- | --- |\n${rows.join("\n")}\n`;
+    const cuts = markdownCuts(md);
+    assert.equal(cuts[0].length, 0, "no block boundary inside the table");
+    for (const p of readAll(["markdown"], { markdown: md }, 300).slice(0, -1))
+      assert.ok((p.data.markdown as string).endsWith("|\n"));
+  });
+});
