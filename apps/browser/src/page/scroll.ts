@@ -1,4 +1,9 @@
 import type { Page } from "playwright-core";
+import lazyScrollSize from "../injected/generated/lazy-scroll-size.ts";
+import lazyScrollStep from "../injected/generated/lazy-scroll-step.ts";
+import lazyScrollTop from "../injected/generated/lazy-scroll-top.ts";
+import lazyScrollWhere from "../injected/generated/lazy-scroll-where.ts";
+import twoFrames from "../injected/generated/two-frames.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { settlePage } from "./settle.ts";
 
@@ -17,10 +22,7 @@ const STEP_SETTLE_MS = 1_500;
  * Lets the page run a rendering step and the tasks after it (IntersectionObserver callbacks are
  * delivered there): two frames, and no timer, which the settle bookkeeping would count as activity.
  */
-const nextFrame = (page: Page) =>
-  page
-    .evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))))
-    .catch(() => {});
+const nextFrame = (page: Page) => page.evaluate(twoFrames).catch(() => {});
 
 /**
  * Scroll the page down in viewport steps, letting each step's lazy content load, until the bottom is
@@ -33,19 +35,14 @@ export async function scrollForLazyContent(
 ): Promise<ScrollOutcome | undefined> {
   const started = Date.now();
   const deadline = started + opts.budgetMs;
-  const size = await page
-    .evaluate(() => ({ height: document.documentElement?.scrollHeight ?? 0, view: innerHeight }))
-    .catch(() => undefined);
+  const size = await page.evaluate(lazyScrollSize).catch(() => undefined);
   if (!size || size.height <= size.view + 2) return undefined;
   let steps = 0;
   let complete = false;
   let height = size.height;
   try {
     while (steps < opts.maxSteps && Date.now() < deadline) {
-      const before = await page.evaluate(() => {
-        window.scrollTo({ top: scrollY + innerHeight, behavior: "instant" });
-        return { height: document.documentElement.scrollHeight };
-      });
+      const before = await page.evaluate(lazyScrollStep);
       steps++;
       await nextFrame(page);
       await settlePage(page, {
@@ -53,10 +50,7 @@ export async function scrollForLazyContent(
         proxy: opts.proxy,
         countImages: opts.countImages,
       });
-      const after = await page.evaluate(() => ({
-        height: document.documentElement.scrollHeight,
-        bottom: scrollY + innerHeight,
-      }));
+      const after = await page.evaluate(lazyScrollWhere);
       height = after.height;
       if (after.bottom >= after.height - 2 && after.height <= before.height) {
         complete = true;
@@ -66,7 +60,7 @@ export async function scrollForLazyContent(
   } catch {
     // The page navigated or closed under the scroll: take it as it stands.
   } finally {
-    await page.evaluate(() => window.scrollTo({ top: 0, behavior: "instant" })).catch(() => {});
+    await page.evaluate(lazyScrollTop).catch(() => {});
     await nextFrame(page);
   }
   return { steps, height, complete, ms: Date.now() - started };
