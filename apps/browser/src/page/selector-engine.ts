@@ -7,12 +7,11 @@ import { selectors } from "playwright-core";
  */
 export function registerSelectorEngine(
   name: string,
-  engine:
-    | string
-    | (() => {
-        query(root: Node, body: string): Element | null;
-        queryAll(root: Node, body: string): Element[];
-      }),
+  /** A bundle of injected/generated whose entry returns the engine (Playwright calls it once per frame). */
+  engine: () => {
+    query(root: Node, body: string): Element | null;
+    queryAll(root: Node, body: string): Element[];
+  },
 ): () => Promise<boolean> {
   const registered = selectors
     .register(name, engine, { contentScript: true })
