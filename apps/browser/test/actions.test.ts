@@ -7,9 +7,10 @@ import { type FixtureSite, startFixtureSite } from "../../../test/fixture-site/s
 import { ChromiumKeeper, findChromium } from "../src/chromium.ts";
 import type { Control } from "../src/formats/controls-tree.ts";
 import { readControls } from "../src/formats/render.ts";
+import settleInit from "../src/injected/generated/settle-init.ts";
+import { SETTLE_GLOBAL } from "../src/injected/lib/globals.ts";
 import { type GuardProxy, startGuardProxy } from "../src/net/guard-proxy.ts";
 import type { Seen } from "../src/page/settle.ts";
-import { SETTLE_GLOBAL, SETTLE_SCRIPT } from "../src/page/settle-script.ts";
 import { type RunActionsOptions, runActions } from "../src/session/actions.ts";
 import { selectForTyping } from "../src/session/type-ready.ts";
 
@@ -31,7 +32,7 @@ describe("session actions on a live page", () => {
     browser = await keeper.browser();
     context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     // As the worker's contexts have it: the bookkeeping settling reads.
-    await context.addInitScript(SETTLE_SCRIPT);
+    await context.addInitScript(settleInit);
   });
 
   after(async () => {

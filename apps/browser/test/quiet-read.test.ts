@@ -4,8 +4,9 @@ import { type Browser, type BrowserContext, chromium } from "playwright-core";
 import { type FixtureSite, startFixtureSite } from "../../../test/fixture-site/server.ts";
 import { findChromium } from "../src/chromium.ts";
 import { pageBeside } from "../src/formats/control-selectors.ts";
+import settleInit from "../src/injected/generated/settle-init.ts";
+import { SETTLE_GLOBAL } from "../src/injected/lib/globals.ts";
 import type { PageState } from "../src/page/settle.ts";
-import { SETTLE_GLOBAL, SETTLE_SCRIPT } from "../src/page/settle-script.ts";
 import { isDone, quietRead } from "../src/session/quiet-read.ts";
 
 const quiet: PageState = {
@@ -49,7 +50,7 @@ describe("the controls map's in-page pass reads the page's settle state", () => 
       args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
     });
     context = await browser.newContext();
-    await context.addInitScript(SETTLE_SCRIPT);
+    await context.addInitScript(settleInit);
   });
   after(async () => {
     await context?.close().catch(() => {});

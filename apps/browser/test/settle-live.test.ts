@@ -3,8 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { type FixtureSite, startFixtureSite } from "../../../test/fixture-site/server.ts";
 import { findChromium } from "../src/chromium.ts";
+import settleInit from "../src/injected/generated/settle-init.ts";
 import { settlePage } from "../src/page/settle.ts";
-import { SETTLE_SCRIPT } from "../src/page/settle-script.ts";
 
 /** Settling on pages that never stop talking to their server. */
 describe("settlePage on a live page", () => {
@@ -19,7 +19,7 @@ describe("settlePage on a live page", () => {
       args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
     });
     context = await browser.newContext();
-    await context.addInitScript(SETTLE_SCRIPT);
+    await context.addInitScript(settleInit);
   });
   after(async () => {
     await context?.close().catch(() => {});

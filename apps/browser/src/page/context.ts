@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import scrollHooksInit from "../injected/generated/scroll-hooks-init.ts";
+import settleInit from "../injected/generated/settle-init.ts";
 import { installBlockRules } from "./block-rules.ts";
 import type { ContextLease } from "./job-contexts.ts";
-import { SCROLL_HOOKS_SCRIPT } from "./scroll-hooks.ts";
-import { SETTLE_SCRIPT } from "./settle-script.ts";
 import type { WarmContext, WarmContexts } from "./warm-contexts.ts";
 
 /** Everything a context is made with from a request: options a context cannot change once made. */
@@ -41,7 +41,9 @@ export async function newBareContext(browser: Browser, req: ScrapeRequest): Prom
   // Before any page script: what `wait.until: auto` reads to tell when the page is done, and what tells
   // whether scrolling could change the page (a page whose script watches no scrolling is not scrolled for
   // text formats; without the count, any script would make it scrolled, most of a small page's time).
-  await context.addInitScript(`${SETTLE_SCRIPT};${SCROLL_HOOKS_SCRIPT}`);
+  // The settle bookkeeping first, then the scroll hooks.
+  await context.addInitScript(settleInit);
+  await context.addInitScript(scrollHooksInit);
   return context;
 }
 

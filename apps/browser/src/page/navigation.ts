@@ -1,13 +1,14 @@
 import type { ScrapeRequest, WaitOptions } from "@browserfleet/contracts";
 import type { BrowserContext, Page, Request, Response } from "playwright-core";
 import { BrowserError, errorOf } from "../errors.ts";
+import type { PageRead } from "../injected/entries/read-page.ts";
+import readPage from "../injected/generated/read-page.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
 import { type DocumentCandidate, documentsWanted, watchNavigation } from "./document-watch.ts";
 import { keepNetworkEvents } from "./network-events.ts";
 import { type ScrollOutcome, scrollForLazyContent } from "./scroll.ts";
-import { readPage, SCROLL_HOOKS_GLOBAL } from "./scroll-hooks.ts";
 import { defaultSettleBudget, settlePage } from "./settle.ts";
 
 type WaitUntil = Exclude<WaitOptions["until"], "auto">;
@@ -147,12 +148,15 @@ async function navigateWatched(
 }
 
 /** readPage's scroll check for the request: any taller page may change when its formats want pixels. */
-const scrollCheck = (req: ScrapeRequest) => [SCROLL_HOOKS_GLOBAL, !textFormatsOnly(req)] as const;
+const scrollCheck = (req: ScrapeRequest): NonNullable<PageRead["scroll"]> => ({
+  anyPage: !textFormatsOnly(req),
+});
 
 /**
  * The request's scroll for lazy content (on unless scroll.enabled is false). Formats made from the DOM
- * alone skip it on a page where nothing reacts to scrolling (scroll-hooks.ts): no step could add to
- * them. Pixels are another matter: a loading=lazy image shows in a screenshot only once scrolled to.
+ * alone skip it on a page where nothing reacts to scrolling (injected/entries/scroll-hooks-init.ts): no
+ * step could add to them. Pixels are another matter: a loading=lazy image shows in a screenshot only once
+ * scrolled to.
  */
 export async function scrollIfAsked(
   page: Page,
@@ -166,7 +170,7 @@ export async function scrollIfAsked(
   const worth =
     known ??
     (await page
-      .evaluate(readPage, [null, scrollCheck(req)] as const)
+      .evaluate(readPage, { scroll: scrollCheck(req) })
       .then((r) => r.mayScroll ?? true)
       .catch(() => true));
   if (!worth) return undefined;

@@ -1,10 +1,13 @@
 import type { Page, Request, Response } from "playwright-core";
 import { BrowserError } from "../errors.ts";
+import type { PageRead } from "../injected/entries/read-page.ts";
+import readPage from "../injected/generated/read-page.ts";
+import settleInit from "../injected/generated/settle-init.ts";
+import type { Seen } from "../injected/lib/settle/api.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { API_YOUNG_MS, PAGE_QUIET_MS as QUIET_MS, SUBRESOURCE_YOUNG_MS } from "../settle-windows.ts";
-import { type PageReadArgs, readPage } from "./scroll-hooks.ts";
-import { SETTLE_GLOBAL, SETTLE_SCRIPT } from "./settle-script.ts";
 
+export type { Seen };
 export { API_YOUNG_MS, QUIET_MS, SUBRESOURCE_YOUNG_MS };
 
 /** A meta refresh due later than this is a page's choice to stay, not a redirect. */
@@ -34,7 +37,7 @@ export interface SettleOutcome {
   mayScroll?: boolean;
 }
 
-/** What the in-page bookkeeping says (see settle-script.ts); times on the page's clock. */
+/** What the in-page bookkeeping says (see injected/entries/settle-init.ts); times on the page's clock. */
 export interface PageState {
   now: number;
   readyState: DocumentReadyState;
@@ -204,16 +207,14 @@ export function youngFor(since: number | undefined): number {
 async function readState(
   page: Page,
   youngMs: number,
-  scroll?: PageReadArgs[1],
+  scroll?: PageRead["scroll"],
 ): Promise<(PageState & { mayScroll?: boolean }) | undefined> {
   try {
-    const read = await page.evaluate(readPage, [[SETTLE_GLOBAL, youngMs], scroll ?? null] as const);
+    const read = await page.evaluate(readPage, { settle: { youngMs }, ...(scroll ? { scroll } : {}) });
     if (read.state)
-      return read.mayScroll === undefined
-        ? (read.state as PageState)
-        : { ...(read.state as PageState), mayScroll: read.mayScroll };
+      return read.mayScroll === undefined ? read.state : { ...read.state, mayScroll: read.mayScroll };
     // A document the init script missed (page.setContent's): install the bookkeeping from here on.
-    await page.evaluate(SETTLE_SCRIPT);
+    await page.evaluate(settleInit);
     return undefined;
   } catch {
     // The document went away under the call (a navigation): read the next one.
@@ -266,7 +267,7 @@ export async function settlePage(
      * The scroll check's arguments (readPage): each read asks it too, and a quiet outcome carries the
      * answer of the read that found the page quiet as `mayScroll` (a navigation needs it next).
      */
-    scroll?: PageReadArgs[1];
+    scroll?: PageRead["scroll"];
   },
 ): Promise<SettleOutcome> {
   let first = opts.first;
@@ -310,12 +311,6 @@ export async function settlePage(
   } finally {
     activity.stop();
   }
-}
-
-/** What a read of the page found: unchanged at a later read, the page queued nothing in between. */
-export interface Seen {
-  origin: number;
-  asked: number;
 }
 
 export function seenIn(state: PageState | undefined): Seen | undefined {

@@ -47,7 +47,7 @@ export async function quietRead(
   return { controls, truncated: total > controls.length, text: textFromSnapshot(tree), title, state };
 }
 
-/** Pure: the page has nothing left to do, by its own bookkeeping (see page/settle-script.ts). */
+/** Pure: the page has nothing left to do, by its own bookkeeping (see injected/entries/settle-init.ts). */
 export function isDone(state: PageState, quietMs: number): boolean {
   if ((state.pendingFrames ?? 0) > 0) return false;
   // An action's next rendering step may run these (a key that scrolls the page fires its scroll

@@ -1,6 +1,6 @@
 import type { Page, Request } from "playwright-core";
+import handlersRanInPage from "../injected/generated/handlers-ran.ts";
 import { type PageState, type Seen, seenIn, youngFor } from "../page/settle.ts";
-import { SETTLE_GLOBAL } from "../page/settle-script.ts";
 import {
   COMMIT_AFTER_FINISH_MS,
   ACTION_GRACE_MS as GRACE_MS,
@@ -23,7 +23,7 @@ export interface SettleOptions<S = unknown> {
   speculate?: () => Promise<S | undefined>;
   /**
    * What the last read of the page before the action found: when the page has asked for nothing since,
-   * its handlers queued nothing and are not waited for (see page/settle-script.ts).
+   * its handlers queued nothing and are not waited for (see injected/entries/settle-init.ts).
    */
   seen?: Seen;
   /**
@@ -55,7 +55,7 @@ export interface Settled<T, S = unknown> {
 
 /**
  * Resolves once the page has run its handlers for what just happened (a task, and the frame callbacks
- * they asked for, see page/settle-script.ts), with the page's settle state then; or after `ms`,
+ * they asked for, see injected/entries/handlers-ran.ts), with the page's settle state then; or after `ms`,
  * whichever is first. No frame is waited for when nothing asked for one.
  */
 async function handlersRan(
@@ -67,35 +67,13 @@ async function handlersRan(
   if (ms <= 0) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const state = await Promise.race([
-    page
-      .evaluate(
-        ([key, young, before]) => {
-          const api = (
-            window as unknown as Record<
-              string,
-              { handlersRan?: (y: number, s: typeof before) => Promise<unknown> }
-            >
-          )[key];
-          if (api?.handlersRan) return api.handlersRan(young, before);
-          // A document the init script missed: a frame and a task. A message, not a timer: the settle
-          // bookkeeping counts a timer as activity.
-          return new Promise<null>((r) =>
-            requestAnimationFrame(() => {
-              const channel = new MessageChannel();
-              channel.port1.onmessage = () => r(null);
-              channel.port2.postMessage(0);
-            }),
-          );
-        },
-        [SETTLE_GLOBAL, youngMs, seen ?? null] as const,
-      )
-      .catch(() => null),
+    page.evaluate(handlersRanInPage, [youngMs, seen ?? null] as const).catch(() => null),
     new Promise<null>((r) => {
       timer = setTimeout(() => r(null), ms);
     }),
   ]);
   clearTimeout(timer);
-  return (state as PageState | null) ?? undefined;
+  return state ?? undefined;
 }
 
 /**

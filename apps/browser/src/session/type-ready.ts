@@ -21,10 +21,10 @@ import type { Seen } from "../page/settle.ts";
  * says what is wrong, as before.
  *
  * Given what the last read of the page found (`seen`), the same call also tells whether the page's own
- * script can see the text going in (injected/entries/settle-init.ts, the typing hooks): read in the page's world
- * once the field is focused, the page has queued nothing since that read, sets nothing going at its next
- * rendering step, and has no listener, handler, shadow root or frame that typing could reach. Then the
- * text runs no page script and queues nothing: the wait for the page's handlers after it (see
+ * script can see the text going in (injected/entries/settle-init.ts, the typing hooks): read in the
+ * page's world once the field is focused, the page has queued nothing since that read, sets nothing going
+ * at its next rendering step, and has no listener, handler, shadow root or frame that typing could reach.
+ * Then the text runs no page script and queues nothing: the wait for the page's handlers after it (see
  * session/settle.ts) would find nothing to wait for, and is not asked.
  */
 const ENGINE = "bf-type-ready";

@@ -1,0 +1,5 @@
+// Generated from ../entries/handlers-ran.ts by `npm run build:injected -w @browserfleet/browser`. Do not edit.
+import type run from "../entries/handlers-ran.ts";
+import { inPage } from "../in-page.ts";
+
+export default inPage<typeof run>("handlers-ran", "(...a)=>{var __bfEntry=(()=>{var s=Object.defineProperty;var m=Object.getOwnPropertyDescriptor;var l=Object.getOwnPropertyNames;var p=Object.prototype.hasOwnProperty;var S=(n,e)=>{for(var r in e)s(n,r,{get:e[r],enumerable:!0})},b=(n,e,r,o)=>{if(e&&typeof e==\"object\"||typeof e==\"function\")for(let t of l(e))!p.call(n,t)&&t!==r&&s(n,t,{get:()=>e[t],enumerable:!(o=m(e,t))||o.enumerable});return n};var d=n=>b(s({},\"__esModule\",{value:!0}),n);var g={};S(g,{default:()=>i});var a=\"__browserfleetSettle\";function u(){return window[a]}function i([n,e]){let r=u();return r?.handlersRan?r.handlersRan(n,e):new Promise(o=>requestAnimationFrame(()=>{let t=new MessageChannel;t.port1.onmessage=()=>o(null),t.port2.postMessage(0)}))}return d(g);})();return __bfEntry.default(...a)}");
