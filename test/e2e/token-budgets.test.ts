@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { countTokens } from "@browserfleet/tokens";
 import { callTool, connectMcp } from "../helpers/mcp-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
 let site: string;
@@ -171,5 +172,95 @@ describe("maxTokens and reading on with a cursor", () => {
     assert.ok(next.body.data.markdown.length > 1000);
     assert.ok(!first.body.data.markdown.includes(next.body.data.markdown.slice(0, 200)));
     await client.close();
+  });
+});
+
+describe("sessions, acts and jobs", () => {
+  it("a session's page and an act's result carry token counts and obey maxTokens, with a cursor to read on", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const open = await stack.post(
+      "/web/v1/session",
+      { url: `${site}/manual`, formats: ["markdown", "controls"], maxTokens: 4000 },
+      as(key),
+    );
+    assert.equal(open.status, 200, JSON.stringify(open.body).slice(0, 300));
+    const t = open.body.metadata.truncated;
+    assert.equal(t.format, "markdown");
+    assert.deepEqual(t.omitted, ["controls"]);
+    assert.ok(open.body.metadata.tokens.markdown <= 4000);
+    const more = await stack.post("/web/v1/scrape", { cursor: t.cursor, maxTokens: 4000 }, as(key));
+    assert.equal(more.status, 200);
+    assert.ok(more.body.data.markdown.length > 1000);
+
+    const acted = await stack.post(
+      "/web/v1/act",
+      {
+        sessionId: open.body.sessionId,
+        actions: [{ scroll: { direction: "down" } }],
+        formats: ["markdown"],
+        maxTokens: 1000,
+      },
+      as(key),
+    );
+    assert.equal(acted.status, 200, JSON.stringify(acted.body).slice(0, 300));
+    assert.ok(acted.body.metadata.tokens.markdown <= 1000);
+    assert.equal(acted.body.metadata.truncated.format, "markdown");
+    const plain = await stack.post(
+      "/web/v1/act",
+      { sessionId: open.body.sessionId, actions: [{ scroll: { direction: "up" } }], formats: ["controls"] },
+      as(key),
+    );
+    assert.equal(plain.body.metadata.tokens.controls, countTokens(JSON.stringify(plain.body.data.controls)));
+    assert.equal(plain.body.metadata.truncated, undefined);
+    await fetch(`${stack.api.url}/web/v1/session/${open.body.sessionId}`, {
+      method: "DELETE",
+      headers: as(key),
+    });
+  });
+
+  it("a batch cuts each page to maxTokens, charges every format that came out, and its cursors read on", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const start = await stack.post(
+      "/web/v1/scrape/batch",
+      {
+        urls: [`${site}/manual?b=1`, `${site}/article?b=1`],
+        formats: ["markdown", "links"],
+        maxTokens: 1500,
+      },
+      as(key),
+    );
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    const done = await waitFor(
+      "the batch to end",
+      async () => {
+        const r = await stack.call("GET", start.body.url, as(key));
+        assert.ok(!["queued", "running"].includes(r.body.status), r.body.status);
+        return r.body;
+      },
+      90_000,
+      100,
+    );
+    assert.equal(done.status, "completed");
+    const [manual, article] = done.data;
+    assert.equal(manual.metadata.truncated.format, "markdown");
+    assert.deepEqual(manual.metadata.truncated.omitted, ["links"]);
+    assert.ok(manual.metadata.tokens.markdown <= 1500);
+    assert.equal(article.metadata.truncated, undefined, "a short page is whole");
+    assert.ok(article.metadata.tokens.markdown > 0 && article.metadata.tokens.links > 0);
+    assert.equal(
+      done.charged.micros,
+      2 * 2 * 1_000,
+      "links left for the cursor were rendered and are charged",
+    );
+    const next = await stack.post("/web/v1/scrape", { cursor: manual.metadata.truncated.cursor }, as(key));
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.match(next.body.data.markdown, /Section|option/);
+    const other = await stack.newKey(1_000_000);
+    const foreign = await stack.post(
+      "/web/v1/scrape",
+      { cursor: manual.metadata.truncated.cursor },
+      as(other.key),
+    );
+    assert.equal(foreign.body.error.code, "cursor_not_found");
   });
 });

@@ -16,7 +16,7 @@ import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
 import { pageQuote } from "@browserfleet/pricing";
 import { serveProbes } from "@browserfleet/probes";
-import { isCacheable, RenderCache } from "@browserfleet/render-cache";
+import { budgetDeps, fitAnswer, isCacheable, RenderCache, renderOwner } from "@browserfleet/render-cache";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Dispatcher } from "./dispatcher.ts";
 import { nextPages } from "./frontier.ts";
@@ -44,10 +44,13 @@ export interface JobsProgram {
   stop(): Promise<void>;
 }
 
-/** What a page that came out costs: the formats that came out, at the page price (cached ones at the cache price). */
+/**
+ * What a page that came out costs: the formats that came out, at the page price (cached ones at the cache
+ * price). A format left out of a page cut to maxTokens came out too: its cursor reads it.
+ */
 const chargeOf = (r: ScrapeResponse) =>
   pageQuote(
-    r.metadata.formats.filter((f) => f in r.data),
+    r.metadata.formats.filter((f) => f in r.data || r.metadata.truncated?.omitted.includes(f)),
     r.metadata.cached ?? [],
   ).micros;
 
@@ -91,7 +94,7 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   const record = async (result: PageResult) => {
     const facts = await jobRequests.of(result.jobId);
     // The json format is made here from the page's markdown (see browserRequest), before the page is charged.
-    const r: PageResult =
+    const whole: PageResult =
       facts && result.reply.ok && facts.request.formats?.includes("json") && facts.request.json
         ? {
             ...result,
@@ -101,6 +104,22 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
             },
           }
         : result;
+    // Counted, and cut to the job's per-page maxTokens (the whole page kept for its cursor).
+    const r: PageResult =
+      facts && whole.reply.ok
+        ? {
+            ...whole,
+            reply: {
+              ok: true,
+              result: await fitAnswer(
+                budgetDeps({ cache, config }),
+                structuredClone(whole.reply.result),
+                facts.request.maxTokens,
+                renderOwner.account(facts.accountId),
+              ),
+            },
+          }
+        : whole;
     const done = await recordPageResult(db.db, r, {
       chargeOf,
       retentionMs: config.JOB_RETENTION_MS,
@@ -114,17 +133,20 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     if (
       facts &&
       done.page &&
+      whole.reply.ok &&
       r.reply.ok &&
-      r.reply.result.success &&
-      !r.reply.result.metadata.cached?.length
+      whole.reply.result.success &&
+      !whole.reply.result.metadata.cached?.length
     ) {
       const req = pageRequestOf(facts.request, done.page.url);
+      // A page cut to maxTokens was recorded in part: the cache gets the whole page, sent as it is.
+      const cut = r.reply.result.metadata.truncated !== undefined;
       if (isCacheable(req))
         await cache.store(
           req,
-          r.reply.result,
+          whole.reply.result,
           config.CACHE_SCOPE === "account" ? facts.accountId : undefined,
-          done.page.id,
+          cut ? undefined : done.page.id,
         );
     }
     const outcome = done.page?.status === "completed" ? "completed" : "failed";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cssSelector, FORMATS, format, httpUrl, WAIT_UNTIL } from "./common.ts";
+import { cssSelector, FORMATS, format, httpUrl, maxTokens, WAIT_UNTIL } from "./common.ts";
 import { checkRenderRules, formatError, pageMetadata, rawHtml, renderFields, URL_OR_HTML } from "./scrape.ts";
 import { LINE, TEXT, text } from "./text.ts";
 
@@ -75,6 +75,11 @@ export const actRequest = z
     sessionId: sessionId(),
     actions: z.array(action).min(1).max(25),
     formats: z.array(format).min(1).max(FORMATS.length).optional().describe("Default: the session's formats"),
+    maxTokens: maxTokens
+      .optional()
+      .describe(
+        "As in scrape, for the formats of the state after acting (the session's maxTokens does not carry over: give it on each act that needs it)",
+      ),
     changesOnly: z
       .boolean()
       .optional()
@@ -108,6 +113,8 @@ export const sessionMetadata = pageMetadata
     markdownDegraded: true,
     pageType: true,
     settle: true,
+    tokens: true,
+    truncated: true,
   })
   .extend({
     expiresAt: z

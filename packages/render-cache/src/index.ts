@@ -1,4 +1,14 @@
 export { cacheKeyFor, cacheUrl, canonicalJson, isCacheable } from "./cache-key.ts";
+export { type Cursor, encodeCursor, parseCursor } from "./cursor.ts";
+export {
+  applyPart,
+  type BudgetDeps,
+  budgetDeps,
+  countAnswer,
+  fitAnswer,
+  renderOwner,
+  truncation,
+} from "./fit-answer.ts";
 export {
   type CacheHit,
   type KeptRender,

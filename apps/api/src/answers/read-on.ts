@@ -1,11 +1,29 @@
 import type { ScrapeResponse } from "@browserfleet/contracts";
 import type { Quote } from "@browserfleet/pricing";
+import { applyPart, parseCursor, truncation } from "@browserfleet/render-cache";
 import type { AllowanceRule } from "../allowance/index.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { decodeCursor } from "./cursor.ts";
-import { applyPart, ownerOf, truncation } from "./token-budget.ts";
+import { renderOwnerOf } from "./render-owner.ts";
+
+/** The cursor, or a 400 invalid_cursor (anything this api did not write), or a 410 cursor_expired. */
+function decodeCursor(text: string) {
+  const c = parseCursor(text);
+  if (c === "invalid")
+    throw new ApiError(
+      "invalid_cursor",
+      "not a cursor this api gave out: use metadata.truncated.cursor of the previous answer",
+      [{ field: "cursor", message: "not a cursor this api gave out" }],
+    );
+  if (c === "expired")
+    throw new ApiError(
+      "cursor_expired",
+      "the render this cursor reads on has expired: scrape the page again",
+      [{ field: "cursor", message: "expired" }],
+    );
+  return c;
+}
 
 const notFound = () =>
   new ApiError(
@@ -34,9 +52,9 @@ export async function readOn(
   const render = await ctx.cache.kept(cursor.render);
   if (!render || cursor.at.format >= render.formats.length) throw notFound();
   const known = caller.auth
-    ? ownerOf({ kind: "account", accountId: caller.auth.accountId })
+    ? renderOwnerOf({ kind: "account", accountId: caller.auth.accountId })
     : caller.allowanceClient !== undefined
-      ? ownerOf({ kind: "allowance", client: caller.allowanceClient })
+      ? renderOwnerOf({ kind: "allowance", client: caller.allowanceClient })
       : undefined;
   if (known !== undefined && known !== render.owner) throw notFound();
   const result = await payFor(ctx, caller, {
@@ -47,7 +65,7 @@ export async function readOn(
     holdMs: 60_000,
     final: true,
     work: async (payer) => {
-      if (ownerOf(payer) !== render.owner) throw notFound();
+      if (renderOwnerOf(payer) !== render.owner) throw notFound();
       const answer: ScrapeResponse = {
         success: true,
         data: {},

@@ -8,9 +8,11 @@ import {
   sessionActReply,
 } from "@browserfleet/contracts";
 import { definePrice, line, PRICES, sessionMinutesDue, total, usd } from "@browserfleet/pricing";
+import { budgetDeps, fitAnswer } from "@browserfleet/render-cache";
 import type { Msg } from "@nats-io/transport-node";
 import { ever } from "../allowance/index.ts";
-import { type Caller, payFor } from "../billing/payment.ts";
+import { renderOwnerOf } from "../answers/render-owner.ts";
+import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -124,7 +126,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
         if (due > 0 && !claimed && !row) void relearn(req.sessionId);
         else known.remember({ ...current, billedMinutes: billedMinutes + minutes });
         try {
-          return await actOnWorker(minutes);
+          return await actOnWorker(minutes, payer);
         } catch (err) {
           // The minutes were not charged: the next act or the session's end bills them (so give them back
           // before a gone session's end is recorded).
@@ -154,7 +156,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     else known.forget(id);
   }
 
-  async function actOnWorker(minutes: number) {
+  async function actOnWorker(minutes: number, payer: Payer) {
     const message: SessionActMessage = {
       requestId: caller.requestId,
       actions: req.actions,
@@ -186,6 +188,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       chargedMicros: charge,
       expiresAt: new Date(reply.result.metadata.expiresAt),
     });
-    return { result: reply.result, chargeMicros: charge, allowanceUnitsUsed: ran, alongside };
+    const result = await fitAnswer(budgetDeps(ctx), reply.result, req.maxTokens, renderOwnerOf(payer));
+    return { result, chargeMicros: charge, allowanceUnitsUsed: ran, alongside };
   }
 }

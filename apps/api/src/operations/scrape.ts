@@ -10,10 +10,16 @@ import {
 } from "@browserfleet/contracts";
 import { browserRequest, completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { definePrice, line, PRICES, pageQuote, total, usd } from "@browserfleet/pricing";
-import { type CacheHit, isCacheable, responseFromCache } from "@browserfleet/render-cache";
+import {
+  budgetDeps,
+  type CacheHit,
+  fitAnswer,
+  isCacheable,
+  responseFromCache,
+} from "@browserfleet/render-cache";
 import { scrapeAllowance } from "../allowance/index.ts";
 import { readOn } from "../answers/read-on.ts";
-import { fitAnswer, ownerOf } from "../answers/token-budget.ts";
+import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -132,12 +138,7 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
       work: async (payer) => {
         // Charged for every format that came out, before a budget leaves some for later parts.
         const fit = (answer: ScrapeResponse) =>
-          fitAnswer(
-            { cache: ctx.cache, keepMs: ctx.config.RENDER_KEEP_MS },
-            answer,
-            req.maxTokens,
-            ownerOf(payer),
-          );
+          fitAnswer(budgetDeps(ctx), answer, req.maxTokens, renderOwnerOf(payer));
         if (missing.length === 0) {
           const cached = responseFromCache(req, hit);
           const chargeMicros = chargeFor(cached);

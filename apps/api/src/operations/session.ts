@@ -17,7 +17,9 @@ import {
   total,
   usd,
 } from "@browserfleet/pricing";
+import { budgetDeps, fitAnswer } from "@browserfleet/render-cache";
 import { ever } from "../allowance/index.ts";
+import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
@@ -149,7 +151,8 @@ async function paidSessionOpen(
       chargedMicros: charge,
       tailHoldId,
     });
-    return { result: out, chargeMicros: charge };
+    const fitted = await fitAnswer(budgetDeps(ctx), out, req.maxTokens, renderOwnerOf(payer));
+    return { result: fitted, chargeMicros: charge };
   }
 }
 

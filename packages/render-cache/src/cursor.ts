@@ -1,5 +1,4 @@
 import type { Position } from "@browserfleet/tokens";
-import { ApiError } from "../errors.ts";
 
 /**
  * A cursor names a kept render and where the next part starts. It is not secret: the render's id is a
@@ -20,22 +19,15 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.render, c.at.format, c.at.offset, c.expires])).toString("base64url");
 }
 
-const invalid = () =>
-  new ApiError(
-    "invalid_cursor",
-    "not a cursor this api gave out: use metadata.truncated.cursor of the previous answer",
-    [{ field: "cursor", message: "not a cursor this api gave out" }],
-  );
-
-/** The cursor, or a 400 invalid_cursor (anything this api did not write), or a 410 cursor_expired. */
-export function decodeCursor(text: string, now = Date.now()): Cursor {
+/** The cursor, "invalid" for anything this service did not write, or "expired". */
+export function parseCursor(text: string, now = Date.now()): Cursor | "invalid" | "expired" {
   let v: unknown;
   try {
     v = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
   } catch {
-    throw invalid();
+    return "invalid";
   }
-  if (!Array.isArray(v) || v.length !== 4) throw invalid();
+  if (!Array.isArray(v) || v.length !== 4) return "invalid";
   const [render, format, offset, expires] = v as unknown[];
   if (
     typeof render !== "string" ||
@@ -44,12 +36,7 @@ export function decodeCursor(text: string, now = Date.now()): Cursor {
     !natural(offset) ||
     !natural(expires)
   )
-    throw invalid();
-  if (expires * 1000 <= now)
-    throw new ApiError(
-      "cursor_expired",
-      `the render this cursor reads on expired at ${new Date(expires * 1000).toISOString()}: scrape the page again`,
-      [{ field: "cursor", message: "expired" }],
-    );
+    return "invalid";
+  if (expires * 1000 <= now) return "expired";
   return { render, at: { format, offset }, expires };
 }

@@ -1,10 +1,13 @@
 import { isTextFormat, type ScrapeResponse, type TextFormat } from "@browserfleet/contracts";
-import type { KeptRender, RenderCache } from "@browserfleet/render-cache";
 import { countTokens, type Position, readPart, textOf } from "@browserfleet/tokens";
 import { encodeCursor } from "./cursor.ts";
+import type { KeptRender, RenderCache } from "./render-cache.ts";
 
 /** Any answer with page data and metadata: a scrape, a session's page, an act's, a job page's. */
-type Answer = Pick<ScrapeResponse, "data" | "metadata">;
+interface Answer {
+  data: Record<string, unknown>;
+  metadata: Pick<ScrapeResponse["metadata"], "url" | "title" | "tokens" | "truncated">;
+}
 
 /** metadata.tokens: the tokens of each text format the answer carries (o200k_base). */
 export function countAnswer<A extends Answer>(answer: A): A {
@@ -19,6 +22,14 @@ export interface BudgetDeps {
   cache: Pick<RenderCache, "keep">;
   keepMs: number;
 }
+
+export const budgetDeps = (ctx: {
+  cache: Pick<RenderCache, "keep">;
+  config: { RENDER_KEEP_MS: number };
+}): BudgetDeps => ({
+  cache: ctx.cache,
+  keepMs: ctx.config.RENDER_KEEP_MS,
+});
 
 /** The text formats of an answer, in the order they are read (the answer's own order). */
 const textFormatsOf = (answer: Answer) => Object.keys(answer.data).filter(isTextFormat);
@@ -75,7 +86,7 @@ export async function fitAnswer<A extends Answer>(
 export function truncation(
   rest: NonNullable<ReturnType<typeof readPart>["rest"]>,
   kept: { id: string; expiresAt: Date } | undefined,
-): NonNullable<Answer["metadata"]["truncated"]> {
+): NonNullable<ScrapeResponse["metadata"]["truncated"]> {
   return {
     ...(rest.format ? { format: rest.format as TextFormat } : {}),
     omitted: rest.omitted as TextFormat[],
@@ -93,19 +104,9 @@ export function truncation(
   };
 }
 
-/** Who may read a kept render: the account, wallet or keyless client that paid for it. */
-export function ownerOf(
-  payer:
-    | { kind: "account"; accountId: string }
-    | { kind: "wallet"; address: string }
-    | { kind: "allowance"; client: string },
-): string {
-  switch (payer.kind) {
-    case "account":
-      return `account:${payer.accountId}`;
-    case "wallet":
-      return `wallet:${payer.address.toLowerCase()}`;
-    case "allowance":
-      return `allowance:${payer.client}`;
-  }
-}
+/** Who may read a kept render (KeptRender.owner): the account, wallet or keyless client that paid for it. */
+export const renderOwner = {
+  account: (accountId: string) => `account:${accountId}`,
+  wallet: (address: string) => `wallet:${address.toLowerCase()}`,
+  client: (client: string) => `allowance:${client}`,
+};
