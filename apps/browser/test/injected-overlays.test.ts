@@ -9,9 +9,9 @@ import type { PassArgs } from "../src/injected/entries/overlay-pass.ts";
 import clickElement from "../src/injected/generated/click-element.ts";
 import overlayPass from "../src/injected/generated/overlay-pass.ts";
 import removeOverlayGuard from "../src/injected/generated/remove-overlay-guard.ts";
-import { classifyButtonText, classifyWith } from "../src/injected/lib/classify-button.ts";
-import { BUTTON_RULES, type ButtonRules } from "../src/injected/lib/consent-rules.ts";
-import { GUARD_KEY } from "../src/injected/lib/overlay-marks.ts";
+import { classifyButtonText, classifyWith } from "../src/injected/lib/overlays/classify-button.ts";
+import { BUTTON_RULES, type ButtonRules } from "../src/injected/lib/overlays/consent-rules.ts";
+import { GUARD_KEY } from "../src/injected/lib/overlays/overlay-marks.ts";
 import { inPageDom } from "./in-page-dom.ts";
 
 describe("classifying a consent button's text (Node)", () => {

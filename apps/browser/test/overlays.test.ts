@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { findChromium } from "../src/chromium.ts";
-import { classifyButtonText } from "../src/injected/lib/classify-button.ts";
+import { classifyButtonText } from "../src/injected/lib/overlays/classify-button.ts";
 import { clearOverlays } from "../src/page/overlays.ts";
 
 describe("classifyButtonText", () => {

@@ -3,7 +3,7 @@ import type { PassArgs, PassFrame, PassResult } from "../injected/entries/overla
 import clickElement from "../injected/generated/click-element.ts";
 import overlayPass from "../injected/generated/overlay-pass.ts";
 import removeOverlayGuard from "../injected/generated/remove-overlay-guard.ts";
-import { TARGET_MARK } from "../injected/lib/overlay-marks.ts";
+import { TARGET_MARK } from "../injected/lib/overlays/overlay-marks.ts";
 
 /*
  * Cookie-consent banners and modal overlays, cleared before a screenshot or a controls snapshot:

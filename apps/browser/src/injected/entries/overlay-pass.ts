@@ -1,13 +1,20 @@
-import { aimAt, isDone, releaseTarget } from "../lib/click-target.ts";
-import { BUTTONS, bestButton } from "../lib/consent-buttons.ts";
-import { attrText, consentTest, knownConsentRoots } from "../lib/consent-containers.ts";
-import type { ButtonKind } from "../lib/consent-rules.ts";
-import { deepAll, depth } from "../lib/flat-tree.ts";
-import { appShellTest, coverage, coversSomething, DIALOG_WORDS, DIALOGS, hider } from "../lib/hide-covers.ts";
-import { HIDDEN_MARK } from "../lib/overlay-marks.ts";
-import { pageView } from "../lib/page-view.ts";
-import { undoInert, undoScrollLock } from "../lib/scroll-unlock.ts";
-import { topLayers } from "../lib/top-layers.ts";
+import { aimAt, isDone, releaseTarget } from "../lib/overlays/click-target.ts";
+import { BUTTONS, bestButton } from "../lib/overlays/consent-buttons.ts";
+import { attrText, consentTest, knownConsentRoots } from "../lib/overlays/consent-containers.ts";
+import type { ButtonKind } from "../lib/overlays/consent-rules.ts";
+import { deepAll, depth } from "../lib/overlays/flat-tree.ts";
+import {
+  appShellTest,
+  coverage,
+  coversSomething,
+  DIALOG_WORDS,
+  DIALOGS,
+  hider,
+} from "../lib/overlays/hide-covers.ts";
+import { HIDDEN_MARK } from "../lib/overlays/overlay-marks.ts";
+import { pageView } from "../lib/overlays/page-view.ts";
+import { undoInert, undoScrollLock } from "../lib/overlays/scroll-unlock.ts";
+import { topLayers } from "../lib/overlays/top-layers.ts";
 
 /*
  * One pass of clearOverlays (page/overlays.ts), run in a frame: finds a consent button to click, else
