@@ -18,6 +18,8 @@ export interface Stack {
   nats: LocalNats;
   pg: TestPostgres;
   site: FixtureSite;
+  /** The api's DATA_DIR (files it keeps: binaryAs url, the URL secret). */
+  dataDir: string;
   /** A funded account ($100) whose key `post` sends by default. */
   key: string;
   accountId: string;
@@ -70,9 +72,12 @@ export async function startStack(
     metricsPort: 0,
     ...opts.worker,
   });
+  const dataDir = join(dir, "data");
   const config = loadConfig({
     PORT: "0",
     HOST: "127.0.0.1",
+    // Files the api keeps (binaryAs url, its URL secret) go with the rest of the run's data.
+    DATA_DIR: dataDir,
     ...(allowPrivate ? { FLEET_ALLOW_PRIVATE: allowPrivate } : {}),
     ...opts.env,
   });
@@ -107,6 +112,7 @@ export async function startStack(
     nats,
     pg,
     site,
+    dataDir,
     key: main.key,
     accountId: main.accountId,
     newKey,

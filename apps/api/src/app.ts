@@ -9,6 +9,7 @@ import { mountMcp } from "./mcp/endpoint.ts";
 import { buildLlmsTxt, buildOpenApi } from "./openapi.ts";
 import { OPERATIONS } from "./operations/index.ts";
 import { rateLimits } from "./rate-limit.ts";
+import { mountArtifacts } from "./routes/artifacts.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountOperations } from "./routes/operations.ts";
 
@@ -117,6 +118,7 @@ export function createApp(ctx: ApiContext): Express {
     res.setHeader("Cache-Control", "public, max-age=3600");
     res.type("text/plain").send(llms);
   });
+  mountArtifacts(router, ctx);
   mountDescriptions(router, ctx, setup);
   mountOperations(router, ctx);
   mountMcp(router, ctx);

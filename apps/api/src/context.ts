@@ -5,6 +5,7 @@ import type { RenderCache } from "@browserfleet/render-cache";
 import type { Guard } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { AllowanceStore } from "./allowance/index.ts";
+import type { Artifacts } from "./answers/artifacts.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import type { X402Payments } from "./payments/x402.ts";
 import type { WorkerDirectory } from "./worker-directory.ts";
@@ -18,6 +19,8 @@ export interface ApiContext {
   metrics: ApiMetrics;
   db: Database;
   cache: RenderCache;
+  /** Files given out by URL (binaryAs "url"). */
+  artifacts: Artifacts;
   usage: UsageRecorder;
   /** Final charges (calls served wholly from cache), taken from per-replica balance leases. */
   leases: BalanceLeases;

@@ -6,6 +6,7 @@ import {
   paymentTerms,
 } from "@browserfleet/contracts";
 import { z } from "zod";
+import { ARTIFACTS_OPENAPI_PATH } from "./operations/artifacts.ts";
 import { type AnyOperation, OPERATIONS, type PricedOperation } from "./operations/index.ts";
 import { pathParams } from "./operations/operation.ts";
 
@@ -319,6 +320,41 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
         ...more,
       },
     });
+  add(ARTIFACTS_OPENAPI_PATH, "get", {
+    operationId: "artifact",
+    summary:
+      "A screenshot, PDF or document given out with binaryAs url: no key, until the link expires (a changed, expired or unknown link is the same 404)",
+    tags: ["artifacts"],
+    parameters: [
+      { name: "hour", in: "path", required: true, schema: { type: "string", pattern: "^[0-9]{10}$" } },
+      {
+        name: "file",
+        in: "path",
+        required: true,
+        schema: { type: "string", pattern: "^[A-Za-z0-9_-]{22,64}\\.[a-z0-9]{2,5}$" },
+      },
+      {
+        name: "e",
+        in: "query",
+        required: true,
+        schema: { type: "string" },
+        description: "Expiry, seconds since the epoch",
+      },
+      { name: "s", in: "query", required: true, schema: { type: "string" }, description: "Signature" },
+    ],
+    responses: {
+      "200": {
+        description: "The file, with its Content-Type",
+        content: Object.fromEntries(
+          ["image/png", "image/jpeg", "application/pdf", "application/octet-stream"].map((t) => [
+            t,
+            { schema: { type: "string", contentMediaType: t } },
+          ]),
+        ),
+      },
+      ...errors([404, 429, 503]),
+    },
+  });
   plain("/openapi.json", "openapi", "This document", "application/json");
   plain("/llms.txt", "llmsTxt", "A plain-text summary of the service for agents", "text/plain");
   plain("/healthz", "healthz", "Liveness", "application/json");

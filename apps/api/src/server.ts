@@ -11,6 +11,7 @@ import { connectDb, migrateDb } from "@browserfleet/db";
 import { RenderCache } from "@browserfleet/render-cache";
 import { createGuard, parseAllowList } from "@browserfleet/ssrf";
 import { AllowanceStore } from "./allowance/index.ts";
+import { artifactsFrom, startArtifactSweeper } from "./answers/artifacts.ts";
 import { createApp } from "./app.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
@@ -108,6 +109,7 @@ export async function startApi(
     },
     (err) => console.error(`balance lease: ${(err as Error).message}`),
   );
+  const artifacts = artifactsFrom(config);
   const ctx: ApiContext = {
     config,
     nc,
@@ -116,12 +118,14 @@ export async function startApi(
     metrics,
     db: database,
     cache,
+    artifacts,
     usage,
     leases,
     allowance: new AllowanceStore(database),
     x402: await walletPayments(config),
   };
   const stopSweeper = cache.startSweeper(10 * 60_000);
+  const stopArtifactSweeper = startArtifactSweeper(artifacts, 10 * 60_000);
   // Money held by calls whose process died goes back to its account.
   const reaper = setInterval(() => {
     reapExpiredHolds(database.db).catch(() => {});
@@ -149,6 +153,7 @@ export async function startApi(
       clearInterval(reaper);
       endedSessions.unsubscribe();
       stopSweeper();
+      stopArtifactSweeper();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
@@ -165,6 +170,7 @@ export async function startApi(
       await nc.drain().catch(() => {});
       await usage.close();
       await leases.close().catch((err) => console.error(`leases not returned: ${(err as Error).message}`));
+      await artifacts.close().catch(() => {});
       await database.close();
     },
   };

@@ -713,6 +713,7 @@ describe("payFor", () => {
       c: {
         requestId: "req_9",
         resourceUrl: "http://api/web/v1/search",
+        baseUrl: "http://api",
         setHeader: (n: string, v: string) => {
           headers[n] = v;
         },

@@ -79,6 +79,31 @@ export const configSchema = z.object({
   CACHE_MEMORY_BYTES: intFrom(64 * 1024 * 1024),
   /** How long an answer cut to maxTokens is kept for its cursor (reading on in parts), in ms. */
   RENDER_KEEP_MS: intFrom(3600_000, 1000),
+  /**
+   * Files given out by URL (binaryAs "url": screenshots, PDFs, documents): `files` keeps them in
+   * ARTIFACTS_DIR (default DATA_DIR/artifacts; one api replica), `s3` in an S3-compatible bucket.
+   */
+  ARTIFACTS_STORE: z.enum(["files", "s3"]).default("files"),
+  ARTIFACTS_DIR: z.string().optional(),
+  /** How long a file's URL works; then the file is deleted within the hour. */
+  ARTIFACT_TTL_MS: intFrom(24 * 3600_000, 1000),
+  /**
+   * Signs file URLs; every api replica needs the same one (the chart keeps it in a Secret). Without it,
+   * `npm start` makes one in DATA_DIR/artifact-url-secret, kept across restarts.
+   */
+  ARTIFACT_URL_SECRET: z.string().min(32).optional(),
+  S3_BUCKET: z.string().min(1).optional(),
+  /** An S3-compatible endpoint (MinIO, SeaweedFS, Ceph, R2); AWS itself when absent. */
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Keys go under this prefix, so one bucket can hold other things too. */
+  S3_PREFIX: z.string().default(""),
+  /** Path-style addressing (most S3-compatible servers); false: virtual-hosted style (AWS). */
+  S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).default("true"),
+  /** Over MCP, a screenshot larger than this (bytes) is sent as a resource link, not inline base64. */
+  MCP_INLINE_IMAGE_MAX_BYTES: intFrom(256 * 1024),
   /** `shared` (the spec: one cache for every caller) or `account` (entries only serve the caller who paid for them). */
   CACHE_SCOPE: z.enum(["shared", "account"]).default("shared"),
   /** The json format: an OpenAI-compatible chat-completions endpoint (…/v1); without it json is not_configured. */

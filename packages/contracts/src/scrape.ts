@@ -80,7 +80,12 @@ export const renderFields = {
     .max(30 * 24 * 3600 * 1000)
     .optional()
     .describe("Accept a cached render up to this many ms old"),
-  binaryAs: z.literal("base64").default("base64"),
+  binaryAs: z
+    .enum(["base64", "url"])
+    .default("base64")
+    .describe(
+      "How screenshots and PDFs come back: base64 inside the answer, or url: an HTTPS link under this api (/web/v1/artifacts/...) that serves the file without a key until metadata.filesExpireAt (24 hours by default). The link is a signed capability: anyone holding it can fetch the file.",
+    ),
   viewport: viewport.optional(),
   maxTokens: maxTokens.optional(),
 };
@@ -244,6 +249,10 @@ export const pageMetadata = z.object({
     .describe("Present when the url served a document (PDF, Word, Excel, CSV, OpenDocument)"),
   tokens: tokenCounts.optional(),
   truncated: truncation.optional(),
+  filesExpireAt: z
+    .string()
+    .optional()
+    .describe("With binaryAs url: when the files' links stop working and the files are deleted (ISO 8601)"),
 });
 
 export const formatError = z.object({ code: z.string(), message: z.string() });

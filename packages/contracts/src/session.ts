@@ -80,6 +80,10 @@ export const actRequest = z
       .describe(
         "As in scrape, for the formats of the state after acting (the session's maxTokens does not carry over: give it on each act that needs it)",
       ),
+    binaryAs: z
+      .enum(["base64", "url"])
+      .optional()
+      .describe("As in scrape, for a screenshot or PDF of the state after acting. Default base64"),
     changesOnly: z
       .boolean()
       .optional()
@@ -115,6 +119,7 @@ export const sessionMetadata = pageMetadata
     settle: true,
     tokens: true,
     truncated: true,
+    filesExpireAt: true,
   })
   .extend({
     expiresAt: z

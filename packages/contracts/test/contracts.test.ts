@@ -51,8 +51,9 @@ describe("scrape request", () => {
       "json",
     ]);
   });
-  it("accepts only base64 for binaryAs", () => {
-    assert.deepEqual(fieldsOf(scrapeRequest.safeParse({ url: "https://a.com", binaryAs: "url" })), [
+  it("accepts base64 and url for binaryAs, and nothing else", () => {
+    assert.equal(scrapeRequest.safeParse({ url: "https://a.com", binaryAs: "url" }).success, true);
+    assert.deepEqual(fieldsOf(scrapeRequest.safeParse({ url: "https://a.com", binaryAs: "file" })), [
       "binaryAs",
     ]);
   });

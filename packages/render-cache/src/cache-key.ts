@@ -92,13 +92,14 @@ const FORMAT_OPTIONS: { readonly [F in Format]: (req: ScrapeRequest) => unknown 
       quality: s.type === "jpeg" ? (s.quality ?? null) : null,
       selector: s.selector ?? null,
       viewport: s.viewport ?? null,
-      binaryAs: req.binaryAs ?? "base64",
+      // The cache keeps the bytes whatever binaryAs says: "url" stores them afresh for each answer.
+      binaryAs: "base64",
       overlays: req.overlays ?? "dismiss",
     };
   },
   pdf: (req) => ({
     ...(withDefaults(pdfOptions, req.pdf) as object),
-    binaryAs: req.binaryAs ?? "base64",
+    binaryAs: "base64",
     overlays: req.overlays ?? "dismiss",
   }),
   html: (req) => ({ htmlMode: req.htmlMode ?? "rendered" }),

@@ -30,19 +30,26 @@ export interface Caller {
   paymentSignature?: string;
   /** The URL a wallet's 402 challenge names as the resource. */
   resourceUrl: string;
+  /** The api's address as this caller reached it (scheme, host, no trailing slash): where file links point. */
+  baseUrl: string;
   /** Keyless MCP callers spend the free allowance, counted per this client address. */
   allowanceClient?: string;
   setHeader(name: string, value: string): void;
 }
 
+/** Where callers reach the api: PUBLIC_BASE_URL, else the scheme and Host of this request. */
+const baseOf = (ctx: ApiContext, req: Request) =>
+  ctx.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
+
 export function restCaller(ctx: ApiContext, req: Request, res: Response): Caller {
-  const base = ctx.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
+  const base = baseOf(ctx, req);
   const sig = req.headers["payment-signature"];
   return {
     auth: req.auth,
     requestId: req.requestId,
     paymentSignature: typeof sig === "string" ? sig : undefined,
     resourceUrl: base.replace(/\/$/, "") + req.originalUrl,
+    baseUrl: base.replace(/\/$/, ""),
     setHeader: (name, value) => res.setHeader(name, value),
   };
 }
@@ -52,6 +59,7 @@ export function mcpCaller(ctx: ApiContext, req: Request, tool: string): Caller {
     auth: req.auth,
     requestId: req.requestId,
     resourceUrl: `mcp:${tool}`,
+    baseUrl: baseOf(ctx, req).replace(/\/$/, ""),
     allowanceClient: req.auth ? undefined : clientAddress(req, ctx.config.TRUSTED_PROXY_HOPS),
     setHeader: () => {},
   };

@@ -11,6 +11,7 @@ import { definePrice, line, PRICES, sessionMinutesDue, total, usd } from "@brows
 import { budgetDeps, fitAnswer } from "@browserfleet/render-cache";
 import type { Msg } from "@nats-io/transport-node";
 import { ever } from "../allowance/index.ts";
+import { filesByUrl, publicBase } from "../answers/artifacts.ts";
 import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import { readReply } from "../bus-replies.ts";
@@ -180,6 +181,13 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       if (reply.error.code === "session_lost") throw SESSION_GONE;
       throw taskFailed(reply.error);
     }
+    if (req.binaryAs === "url")
+      await filesByUrl(
+        ctx.artifacts,
+        reply.result,
+        { screenshot: undefined },
+        publicBase(ctx.config, caller.baseUrl),
+      );
     const ran = reply.result.actions.filter((a) => a.status === "ok").length;
     const charge = actPrice.quote({ actions: ran, minutesDue: minutes }).micros;
     // Written with the charge (for a key, in the statement that settles its hold), before the reply.

@@ -18,6 +18,7 @@ import {
   responseFromCache,
 } from "@browserfleet/render-cache";
 import { scrapeAllowance } from "../allowance/index.ts";
+import { filesByUrl, publicBase } from "../answers/artifacts.ts";
 import { readOn } from "../answers/read-on.ts";
 import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
@@ -137,22 +138,29 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
       final: missing.length === 0,
       work: async (payer) => {
         // Charged for every format that came out, before a budget leaves some for later parts.
-        const fit = (answer: ScrapeResponse) =>
-          fitAnswer(budgetDeps(ctx), answer, req.maxTokens, renderOwnerOf(payer));
-        if (missing.length === 0) {
-          const cached = responseFromCache(req, hit);
-          const chargeMicros = chargeFor(cached);
-          return { result: await fit(cached), chargeMicros };
-        }
+        // Files stored first (a format whose file could not be stored is not charged), then charged for
+        // every format that came out, then cut to maxTokens (what is left for later parts was paid for).
+        const finish = async (answer: ScrapeResponse) => {
+          if (req.binaryAs === "url") {
+            await filesByUrl(ctx.artifacts, answer, req, publicBase(ctx.config, caller.baseUrl), (err) =>
+              console.error(`artifact store failed: ${(err as Error).message}`),
+            );
+            answer.success = Object.keys(answer.data).length > 0;
+          }
+          const chargeMicros = chargeFor(answer);
+          return {
+            result: await fitAnswer(budgetDeps(ctx), answer, req.maxTokens, renderOwnerOf(payer)),
+            chargeMicros,
+          };
+        };
+        if (missing.length === 0) return finish(responseFromCache(req, hit));
         const wanted = { ...req, formats: missing };
         const reply = await renderOnWorker(ctx, browserRequest(wanted), caller.requestId);
         if (!reply.ok) throw taskFailed(reply.error);
         const fresh = await completeJson(wanted, reply.result, jsonDepsFrom(ctx.config));
         // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.
         if (scope !== null && isCacheable(req)) await ctx.cache.store(req, fresh, scope);
-        const merged = merge(req, fresh, hit);
-        const chargeMicros = chargeFor(merged);
-        return { result: await fit(merged), chargeMicros };
+        return finish(merge(req, fresh, hit));
       },
     });
   } catch (err) {

@@ -19,6 +19,7 @@ import {
 } from "@browserfleet/pricing";
 import { budgetDeps, fitAnswer } from "@browserfleet/render-cache";
 import { ever } from "../allowance/index.ts";
+import { filesByUrl, publicBase } from "../answers/artifacts.ts";
 import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
@@ -137,6 +138,7 @@ async function paidSessionOpen(
     if (!reply.ok) throw taskFailed(reply.error);
     opened = { id: sessionId };
     const out = reply.result;
+    if (req.binaryAs === "url") await filesByUrl(ctx.artifacts, out, req, publicBase(cfg, caller.baseUrl));
     const cameOut = req.formats.filter((f) => f in out.data);
     const charge = sessionPrice.quote({
       formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1),

@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import {
+  type ArtifactStore,
+  CONTENT_TYPES,
+  fileStore,
+  newSignedName,
+  s3Store,
+  urlOf,
+} from "@browserfleet/artifacts";
+import type { Config } from "@browserfleet/config";
+import { ARTIFACTS_PREFIX } from "../operations/artifacts.ts";
+
+/**
+ * binaryAs "url": the binary formats of an answer (screenshot, pdf) are stored and replaced by a signed
+ * URL under the api that serves them without a key until they expire. The store and the signing secret
+ * are made on first use, so a deployment that never gives out files never touches either.
+ */
+export interface Artifacts {
+  store(): ArtifactStore;
+  secret(): Promise<string>;
+  ttlMs: number;
+  close(): Promise<void>;
+}
+
+export function artifactsFrom(config: Config): Artifacts {
+  let store: ArtifactStore | undefined;
+  let secret: Promise<string> | undefined;
+  const make = (): ArtifactStore => {
+    if (config.ARTIFACTS_STORE === "s3") {
+      if (!config.S3_BUCKET) throw new Error("ARTIFACTS_STORE=s3 needs S3_BUCKET");
+      return s3Store({
+        bucket: config.S3_BUCKET,
+        region: config.S3_REGION,
+        prefix: config.S3_PREFIX,
+        forcePathStyle: config.S3_FORCE_PATH_STYLE === "true",
+        ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT } : {}),
+        ...(config.S3_ACCESS_KEY_ID ? { accessKeyId: config.S3_ACCESS_KEY_ID } : {}),
+        ...(config.S3_SECRET_ACCESS_KEY ? { secretAccessKey: config.S3_SECRET_ACCESS_KEY } : {}),
+      });
+    }
+    return fileStore(resolve(config.ARTIFACTS_DIR ?? join(config.DATA_DIR, "artifacts")));
+  };
+  return {
+    store: () => {
+      store ??= make();
+      return store;
+    },
+    secret: () => {
+      secret ??= config.ARTIFACT_URL_SECRET
+        ? Promise.resolve(config.ARTIFACT_URL_SECRET)
+        : keptSecret(config.DATA_DIR);
+      return secret;
+    },
+    ttlMs: config.ARTIFACT_TTL_MS,
+    close: async () => store?.close(),
+  };
+}
+
+/** The embedded default's secret: made once, kept in DATA_DIR so URLs outlive a restart. */
+async function keptSecret(dataDir: string): Promise<string> {
+  const path = resolve(dataDir, "artifact-url-secret");
+  const existing = await readFile(path, "utf8").catch(() => "");
+  if (existing.trim().length >= 32) return existing.trim();
+  await mkdir(resolve(dataDir), { recursive: true });
+  const made = randomBytes(32).toString("base64url");
+  await writeFile(path, `${made}\n`, { mode: 0o600, flag: "wx" }).catch(async (err) => {
+    // Another process made it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  });
+  return (await readFile(path, "utf8")).trim();
+}
+
+/** The binary formats, and the extension of each one's file. */
+const BINARY: Record<string, (req: { screenshot?: { type?: string } }) => string> = {
+  screenshot: (req) => req.screenshot?.type ?? "png",
+  pdf: () => "pdf",
+};
+
+interface BinaryAnswer {
+  data: Record<string, unknown>;
+  errors: Record<string, { code: string; message: string }>;
+  metadata: { filesExpireAt?: string };
+}
+
+/**
+ * Stores each binary format of `answer` and puts its URL in its place. A format whose file could not be
+ * stored fails with storage_failed (the others still come out); the caller charges after this, so a
+ * format that failed here is not charged, and says whether anything came out.
+ */
+export async function filesByUrl(
+  artifacts: Artifacts,
+  answer: BinaryAnswer,
+  req: { screenshot?: { type?: string } },
+  baseUrl: string,
+  onError?: (err: unknown) => void,
+): Promise<void> {
+  const wanted = Object.keys(BINARY).filter((f) => typeof answer.data[f] === "string");
+  if (wanted.length === 0) return;
+  const expiresAt = Date.now() + artifacts.ttlMs;
+  await Promise.all(
+    wanted.map(async (f) => {
+      const ext = BINARY[f]!(req);
+      try {
+        const secret = await artifacts.secret();
+        const name = newSignedName(secret, ext, expiresAt);
+        await artifacts
+          .store()
+          .put(name.key, Buffer.from(answer.data[f] as string, "base64"), CONTENT_TYPES[ext]!);
+        answer.data[f] = urlOf(baseUrl, ARTIFACTS_PREFIX, name);
+      } catch (err) {
+        onError?.(err);
+        delete answer.data[f];
+        answer.errors[f] = {
+          code: "storage_failed",
+          message: `the ${f} was made but could not be stored for its URL (${(err as Error).message}); ask again, or with binaryAs base64`,
+        };
+      }
+    }),
+  );
+  if (wanted.some((f) => typeof answer.data[f] === "string"))
+    answer.metadata.filesExpireAt = new Date(Math.floor(expiresAt / 1000) * 1000).toISOString();
+}
+
+/** The api's address for file links: PUBLIC_BASE_URL, else the one the caller reached it at. */
+export const publicBase = (config: Pick<Config, "PUBLIC_BASE_URL">, callerBase: string): string =>
+  (config.PUBLIC_BASE_URL ?? callerBase).replace(/\/$/, "");
+
+/** Deletes the files of hours that have passed, every `everyMs` (a files store without files costs a readdir). */
+export function startArtifactSweeper(artifacts: Artifacts, everyMs: number): () => void {
+  const timer = setInterval(() => {
+    artifacts
+      .store()
+      .sweep(new Date())
+      .catch((err) => console.error(`artifact sweep failed: ${(err as Error).message}`));
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,120 @@
+/**
+ * binaryAs "url" on the embedded default store (files under DATA_DIR): screenshots and PDFs come back as
+ * signed links under the api, served without a key until they expire; a changed or expired link reveals
+ * nothing; a file that cannot be stored fails only its format, and is not charged.
+ */
+import assert from "node:assert/strict";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { hourAfter } from "@browserfleet/artifacts";
+import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+
+const TTL_MS = 8000;
+let stack: Stack;
+before(async () => {
+  stack = await startStack({ env: { ARTIFACT_TTL_MS: String(TTL_MS) } });
+});
+after(async () => stack?.stop());
+
+const as = (key: string) => ({ authorization: `Bearer ${key}` });
+const balanceOf = async (key: string): Promise<number> =>
+  (await stack.call("GET", "/web/v1/account", as(key))).body.balance.micros;
+
+describe("binaryAs url", () => {
+  it("a screenshot and a PDF come back as links that serve the files without a key", async () => {
+    const started = Date.now();
+    const { status, body } = await stack.post("/web/v1/scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "screenshot", "pdf"],
+      binaryAs: "url",
+    });
+    assert.equal(status, 200, JSON.stringify(body).slice(0, 300));
+    const shot = new URL(body.data.screenshot);
+    const pdf = new URL(body.data.pdf);
+    assert.equal(shot.origin, stack.api.url);
+    assert.match(shot.pathname, /^\/web\/v1\/artifacts\/\d{10}\/[A-Za-z0-9_-]{22}\.png$/);
+    assert.match(pdf.pathname, /\.pdf$/);
+    const expires = Date.parse(body.metadata.filesExpireAt);
+    assert.ok(expires > started && expires <= Date.now() + TTL_MS, body.metadata.filesExpireAt);
+    assert.match(body.data.markdown, /Fixture Article/);
+
+    const png = await fetch(shot);
+    assert.equal(png.status, 200);
+    assert.equal(png.headers.get("content-type"), "image/png");
+    assert.equal(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+      "PNG",
+    );
+    const doc = await fetch(pdf);
+    assert.equal(doc.headers.get("content-type"), "application/pdf");
+    assert.equal(
+      Buffer.from(await doc.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+      "%PDF",
+    );
+    assert.ok(JSON.stringify(body).length < 5000, "no base64 in the answer");
+  });
+
+  it("a changed, forged or expired link is the same 404, which says nothing", async () => {
+    const { body } = await stack.post("/web/v1/scrape", {
+      url: `${stack.site.url}/article`,
+      formats: ["screenshot"],
+      binaryAs: "url",
+    });
+    const link = new URL(body.data.screenshot);
+    const variants = [
+      (u: URL) => {
+        const sig = u.searchParams.get("s")!;
+        u.searchParams.set("s", sig.slice(0, 5) + (sig[5] === "A" ? "B" : "A") + sig.slice(6));
+      },
+      (u: URL) => u.searchParams.set("e", String(Number(u.searchParams.get("e")) + 3600)),
+      (u: URL) => {
+        const file = u.pathname.split("/").pop()!;
+        u.pathname = u.pathname.replace(file, (file[0] === "Z" ? "Y" : "Z") + file.slice(1));
+      },
+      (u: URL) => u.searchParams.delete("s"),
+      (u: URL) => (u.pathname = "/web/v1/artifacts/2026010100/AAAAAAAAAAAAAAAAAAAAAA.png"),
+    ];
+    const answers = new Set<string>();
+    for (const change of variants) {
+      const u = new URL(link);
+      change(u);
+      const res = await fetch(u);
+      assert.equal(res.status, 404, u.toString());
+      const err = (await res.json()) as { error: { code: string; message: string } };
+      answers.add(`${err.error.code}: ${err.error.message}`);
+    }
+    assert.equal(answers.size, 1, [...answers].join(" | "));
+    assert.equal((await fetch(link)).status, 200, "the link as given still works");
+    await waitFor("the link to expire", async () => (await fetch(link)).status === 404, TTL_MS + 10_000, 250);
+  });
+
+  it("a file that cannot be stored fails only its format, and is not charged", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    // Where the next files go is a file, not a folder: every write there fails, as on a broken disk.
+    const data = stack.dataDir;
+    const hours = [hourAfter(Date.now() + TTL_MS), hourAfter(Date.now() + TTL_MS + 60_000)];
+    await mkdir(join(data, "artifacts"), { recursive: true });
+    for (const h of hours) {
+      await rm(join(data, "artifacts", h), { recursive: true, force: true });
+      await writeFile(join(data, "artifacts", h), "not a folder");
+    }
+    const before = await balanceOf(key);
+    const { status, body } = await stack.post(
+      "/web/v1/scrape",
+      { url: `${stack.site.url}/article`, formats: ["markdown", "screenshot"], binaryAs: "url" },
+      as(key),
+    );
+    assert.equal(status, 200);
+    assert.equal(body.success, true);
+    assert.match(body.data.markdown, /Fixture Article/);
+    assert.equal(body.data.screenshot, undefined);
+    assert.equal(body.errors.screenshot.code, "storage_failed");
+    assert.equal(before - (await balanceOf(key)), 1000, "only markdown is charged");
+  });
+});
