@@ -8,13 +8,14 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { hourAfter } from "@browserfleet/artifacts";
+import { connectMcp } from "../helpers/mcp-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 const TTL_MS = 8000;
 let stack: Stack;
 before(async () => {
-  stack = await startStack({ env: { ARTIFACT_TTL_MS: String(TTL_MS) } });
+  stack = await startStack({ env: { ARTIFACT_TTL_MS: String(TTL_MS), MCP_INLINE_IMAGE_MAX_BYTES: "30000" } });
 });
 after(async () => stack?.stop());
 
@@ -116,5 +117,62 @@ describe("binaryAs url", () => {
     assert.equal(body.data.screenshot, undefined);
     assert.equal(body.errors.screenshot.code, "storage_failed");
     assert.equal(before - (await balanceOf(key)), 1000, "only markdown is charged");
+    for (const h of hours) await rm(join(data, "artifacts", h), { force: true });
+  });
+});
+
+describe("files over MCP", () => {
+  type Block = { type: string; uri?: string; mimeType?: string; name?: string; data?: string; text?: string };
+  const call = async (args: Record<string, unknown>) => {
+    const client = await connectMcp(stack.api.url, as(stack.key));
+    try {
+      const r = await client.callTool({ name: "web_scrape", arguments: args });
+      assert.notEqual(r.isError, true, JSON.stringify(r.content).slice(0, 400));
+      return { content: r.content as Block[], size: JSON.stringify(r).length };
+    } finally {
+      await client.close();
+    }
+  };
+
+  it("with binaryAs url, every file is a resource link the agent can fetch", async () => {
+    const { content } = await call({
+      url: `${stack.site.url}/article`,
+      formats: ["markdown", "screenshot", "pdf"],
+      binaryAs: "url",
+    });
+    const links = content.filter((c) => c.type === "resource_link");
+    assert.deepEqual(
+      links.map((l) => [l.name?.split(".")[0], l.mimeType]),
+      [
+        ["screenshot", "image/png"],
+        ["pdf", "application/pdf"],
+      ],
+    );
+    assert.equal(content.filter((c) => c.type === "image").length, 0);
+    for (const l of links) assert.equal((await fetch(l.uri!)).status, 200);
+  });
+
+  it("a screenshot larger than MCP_INLINE_IMAGE_MAX_BYTES comes as a link, a small one inline", async () => {
+    const big = await call({
+      url: `${stack.site.url}/manual`,
+      formats: ["screenshot"],
+      screenshot: { fullPage: true },
+    });
+    const link = big.content.find((c) => c.type === "resource_link");
+    assert.ok(link, JSON.stringify(big.content.map((c) => c.type)));
+    assert.equal(big.content.filter((c) => c.type === "image").length, 0);
+    const png = Buffer.from(await (await fetch(link.uri!)).arrayBuffer());
+    assert.ok(png.length > 30_000, `${png.length} bytes`);
+    assert.ok(
+      big.size * 50 < png.length * (4 / 3),
+      `the answer (${big.size} bytes) is far smaller than the image`,
+    );
+
+    const small = await call({
+      url: `${stack.site.url}/form`,
+      formats: ["screenshot"],
+      screenshot: { viewport: { width: 200, height: 150 } },
+    });
+    assert.equal(small.content.filter((c) => c.type === "image").length, 1, "small: inline as before");
   });
 });

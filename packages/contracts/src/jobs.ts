@@ -10,10 +10,17 @@ export const siteFilters = {
   excludePaths: z.array(text(LINE).min(1).max(1000)).max(100).optional(),
 };
 
+/** Job pages are recorded as they come back; files by link are for scrape, session and act. */
+const jobBinaryAs = z
+  .literal("base64")
+  .default("base64")
+  .describe("Batch and crawl pages carry screenshots and PDFs as base64 (url: only scrape, session and act)");
+
 export const batchRequest = z
   .strictObject({
     urls: z.array(httpUrl).min(2).max(50),
     ...renderFields,
+    binaryAs: jobBinaryAs,
   })
   .superRefine(checkRenderRules)
   .meta(RENDER_RULES_SCHEMA);
@@ -26,6 +33,7 @@ export const crawlRequest = z
     maxDepth: z.int().min(0).max(20).default(2),
     ...siteFilters,
     ...renderFields,
+    binaryAs: jobBinaryAs,
   })
   .superRefine(checkRenderRules)
   .meta(RENDER_RULES_SCHEMA);

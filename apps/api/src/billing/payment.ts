@@ -38,7 +38,7 @@ export interface Caller {
 }
 
 /** Where callers reach the api: PUBLIC_BASE_URL, else the scheme and Host of this request. */
-const baseOf = (ctx: ApiContext, req: Request) =>
+export const baseOf = (ctx: ApiContext, req: Request) =>
   ctx.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.headers.host ?? "localhost"}`;
 
 export function restCaller(ctx: ApiContext, req: Request, res: Response): Caller {

@@ -10,6 +10,8 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Request, Response, Router } from "express";
 import { z } from "zod";
+import { filesByUrl } from "../answers/artifacts.ts";
+import { baseOf } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { OneRequestTransport, singleRequest } from "./one-request.ts";
@@ -25,31 +27,81 @@ const text = (value: unknown, isError = false): CallToolResult => ({
 
 /** Base64 image formats of a scrape, act or session result: sent as MCP image content. */
 const IMAGE_FORMATS = ["screenshot"] as const;
+/** Formats that may come as a link (binaryAs url): sent as resource links. */
+const FILE_FORMATS = ["screenshot", "pdf"] as const;
 const mimeOfBase64 = (b64: string) => (b64.startsWith("/9j/") ? "image/jpeg" : "image/png");
+const FILE_TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", pdf: "application/pdf" };
+
+type Block =
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; mimeType: string; description: string };
+
+const isLink = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
+
+function linkBlock(format: string, uri: string, expires?: string): Block {
+  const ext = /\.([a-z0-9]+)(?:\?|$)/.exec(new URL(uri).pathname)?.[1] ?? "";
+  return {
+    type: "resource_link",
+    uri,
+    name: `${format}.${ext}`,
+    mimeType: FILE_TYPES[ext] ?? "application/octet-stream",
+    description: `The ${format}, served without a key${expires ? ` until ${expires}` : ""}`,
+  };
+}
 
 /**
- * A tool's answer: the result as structuredContent and as JSON text, with each screenshot moved out
- * into an image content block (an agent sees the picture; the JSON says where it went). The JSON is
- * returned too, so that the response can carry it as the structuredContent without a second stringify.
+ * A tool's answer: the result as structuredContent and as JSON text, with each file moved out into a
+ * content block of its own (the JSON says where it went): a file given as a link (binaryAs url) as a
+ * resource link; a screenshot as image content, unless it is larger than MCP_INLINE_IMAGE_MAX_BYTES,
+ * when it is stored and linked instead (inline again if it cannot be stored), so a model's context does
+ * not fill with base64. The JSON is returned too, so that the response can carry it as the
+ * structuredContent without a second stringify.
  */
-function resultOf(value: unknown): { result: CallToolResult; serialised?: SerialisedContent } {
+async function resultOf(
+  ctx: ApiContext,
+  req: Request,
+  value: unknown,
+): Promise<{ result: CallToolResult; serialised?: SerialisedContent }> {
   if (!value || typeof value !== "object") return { result: text(value) };
-  const images: Array<{ type: "image"; data: string; mimeType: string }> = [];
+  const blocks: Block[] = [];
   let structured = value as Record<string, unknown>;
   const data = structured.data as Record<string, unknown> | undefined;
   if (data && typeof data === "object") {
     const copy = { ...data };
-    for (const f of IMAGE_FORMATS) {
-      const b64 = copy[f];
-      if (typeof b64 !== "string" || b64.length === 0) continue;
-      images.push({ type: "image", data: b64, mimeType: mimeOfBase64(b64) });
-      copy[f] = `(image content ${images.length})`;
+    const metadata = { ...(structured.metadata as Record<string, unknown> | undefined) };
+    const big = IMAGE_FORMATS.filter(
+      (f) =>
+        typeof copy[f] === "string" &&
+        !isLink(copy[f]) &&
+        (copy[f] as string).length * 0.75 > ctx.config.MCP_INLINE_IMAGE_MAX_BYTES,
+    );
+    if (big.length > 0) {
+      const moved = { data: copy, errors: {} as Record<string, { code: string; message: string }>, metadata };
+      await filesByUrl(
+        ctx.artifacts,
+        moved,
+        { screenshot: { type: mimeOfBase64(copy.screenshot as string) === "image/jpeg" ? "jpeg" : "png" } },
+        baseOf(ctx, req),
+      );
+      // A screenshot that could not be stored goes inline, as it would have.
+      for (const f of big) if (copy[f] === undefined) copy[f] = data[f];
     }
-    if (images.length > 0) structured = { ...structured, data: copy };
+    for (const f of FILE_FORMATS) {
+      const v = copy[f];
+      if (isLink(v)) {
+        blocks.push(linkBlock(f, v, metadata.filesExpireAt as string | undefined));
+        continue;
+      }
+      if (!(IMAGE_FORMATS as readonly string[]).includes(f) || typeof v !== "string" || v.length === 0)
+        continue;
+      blocks.push({ type: "image", data: v, mimeType: mimeOfBase64(v) });
+      copy[f] = `(image content ${blocks.length})`;
+    }
+    if (blocks.length > 0) structured = { ...structured, data: copy, metadata };
   }
   const json = JSON.stringify(structured);
   return {
-    result: { content: [{ type: "text", text: json }, ...images], structuredContent: structured },
+    result: { content: [{ type: "text", text: json }, ...blocks], structuredContent: structured },
     serialised: { value: structured, json },
   };
 }
@@ -133,7 +185,7 @@ async function callTool(
   }
   if (!tool.run) return errorResult(notYet(tool));
   try {
-    const { result, serialised } = resultOf(await tool.run(ctx, req, parsed.data as never));
+    const { result, serialised } = await resultOf(ctx, req, await tool.run(ctx, req, parsed.data as never));
     answered.serialised = serialised;
     return result;
   } catch (err) {
