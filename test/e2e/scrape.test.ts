@@ -112,6 +112,27 @@ describe("POST /web/v1/scrape formats", () => {
     assert.ok(internal.length > 0 && internal.every((u) => u.startsWith(site)));
   });
 
+  it("screenshot.maxWidth scales the image down in proportion, never up, for the viewport, the page and an element", async () => {
+    const shot = (screenshot: Record<string, unknown>, url = `${site}/article`) =>
+      scrape({ url, formats: ["screenshot"], screenshot });
+    const plain = await shot({});
+    assert.deepEqual(pngSize(plain.body.data.screenshot), { width: 1280, height: 720 });
+    const small = await shot({ maxWidth: 640 });
+    assert.deepEqual(pngSize(small.body.data.screenshot), { width: 640, height: 360 });
+    assert.ok(small.body.data.screenshot.length < plain.body.data.screenshot.length / 2, "fewer bytes");
+    const wide = await shot({ maxWidth: 3000 });
+    assert.deepEqual(pngSize(wide.body.data.screenshot), { width: 1280, height: 720 }, "never scaled up");
+    const full = await shot({ maxWidth: 320, fullPage: true });
+    const fullPlain = await shot({ fullPage: true });
+    const f = pngSize(full.body.data.screenshot);
+    assert.equal(f.width, 320);
+    assert.ok(Math.abs(f.height - pngSize(fullPlain.body.data.screenshot).height / 4) <= 1, `${f.height}`);
+    const el = await shot({ maxWidth: 100, selector: ".product" }, `${site}/elements`);
+    assert.ok(pngSize(el.body.data.screenshot).width <= 100);
+    const jpeg = await shot({ maxWidth: 200, type: "jpeg" });
+    assert.equal(Buffer.from(jpeg.body.data.screenshot, "base64").readUInt16BE(0), 0xffd8);
+  });
+
   it("screenshot honours type, viewport, selector and fullPage", async () => {
     const jpeg = await scrape({
       url: `${site}/article`,

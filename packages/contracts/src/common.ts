@@ -134,6 +134,14 @@ export const screenshotOptions = z.strictObject({
     .partial()
     .optional()
     .describe("Viewport for the screenshot; defaults to the request's viewport"),
+  maxWidth: z
+    .int()
+    .min(64)
+    .max(3840)
+    .optional()
+    .describe(
+      "Scale the image down to at most this many pixels wide, its height in proportion (never up): a vision model reads a smaller image for fewer tokens. Chromium scales while capturing",
+    ),
 });
 
 export const PDF_PAPER = [

@@ -173,6 +173,24 @@ async function screenshot(page: Page, req: ScrapeRequest, out: FormatOutcome): P
     omitBackground: o?.omitBackground ?? false,
     timeout: 15_000,
   } as const;
+  if (o?.maxWidth !== undefined) {
+    const region: ShotRegion = o.selector
+      ? await page
+          .locator(o.selector)
+          .first()
+          .boundingBox({ timeout: 15_000 })
+          .then((b) => {
+            if (!b)
+              throw new BrowserError("selector_not_visible", 422, `${o.selector} has no box on the page`);
+            return b;
+          })
+      : o.fullPage
+        ? "full"
+        : "viewport";
+    const shot = await scaledScreenshot(page, region, o.maxWidth, shotOpts);
+    if (shot.truncated) out.screenshotTruncated = true;
+    return shot.data;
+  }
   if (o?.selector) return (await page.locator(o.selector).first().screenshot(shotOpts)).toString("base64");
   if (!o?.fullPage) return (await page.screenshot(shotOpts)).toString("base64");
   const size = await page.evaluate(pageSize);
@@ -186,6 +204,46 @@ async function screenshot(page: Page, req: ScrapeRequest, out: FormatOutcome): P
       : await page.screenshot({ ...shotOpts, fullPage: true });
   if (size.height > MAX_SCREENSHOT_HEIGHT) out.screenshotTruncated = true;
   return buf.toString("base64");
+}
+
+type ShotRegion = "viewport" | "full" | { x: number; y: number; width: number; height: number };
+
+/**
+ * A screenshot at most `maxWidth` pixels wide, scaled by Chromium while it captures (CDP
+ * Page.captureScreenshot with a clip's scale): no second decode and resize. A region narrower than
+ * `maxWidth` is captured at its own size.
+ */
+async function scaledScreenshot(
+  page: Page,
+  region: ShotRegion,
+  maxWidth: number,
+  o: { type: "png" | "jpeg"; quality?: number; omitBackground: boolean },
+): Promise<{ data: string; truncated: boolean }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const m = await cdp.send("Page.getLayoutMetrics");
+    const vv = m.cssVisualViewport;
+    const content = m.cssContentSize;
+    const clip =
+      region === "viewport"
+        ? { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight }
+        : region === "full"
+          ? { x: 0, y: 0, width: content.width, height: Math.min(content.height, MAX_SCREENSHOT_HEIGHT) }
+          : { x: region.x + vv.pageX, y: region.y + vv.pageY, width: region.width, height: region.height };
+    if (o.omitBackground)
+      await cdp.send("Emulation.setDefaultBackgroundColorOverride", { color: { r: 0, g: 0, b: 0, a: 0 } });
+    const { data } = await cdp.send("Page.captureScreenshot", {
+      format: o.type,
+      ...(o.type === "jpeg" ? { quality: o.quality ?? 80 } : {}),
+      clip: { ...clip, scale: Math.min(1, maxWidth / Math.max(1, clip.width)) },
+      captureBeyondViewport: region !== "viewport",
+      fromSurface: true,
+    });
+    if (o.omitBackground) await cdp.send("Emulation.setDefaultBackgroundColorOverride", {}).catch(() => {});
+    return { data, truncated: region === "full" && content.height > MAX_SCREENSHOT_HEIGHT };
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
 }
 
 /** The AI snapshot gives each control a ref that a later act resolves with `aria-ref=`. */
