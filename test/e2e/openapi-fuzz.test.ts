@@ -320,7 +320,7 @@ describe("what the fuzzer found, each answered as the interface says", { timeout
     assert.ok(doc.paths["/web/v1/search/{provider}"].get.responses["404"], "an unknown provider's 404");
     assert.ok(doc.paths["/mcp"].post.responses["406"], "the MCP transport's 406");
     const scrape = doc.components.schemas.ScrapeRequest;
-    assert.deepEqual(scrape.oneOf, [{ required: ["url"] }, { required: ["html"] }]);
+    assert.deepEqual(scrape.oneOf, [{ required: ["url"] }, { required: ["html"] }, { required: ["cursor"] }]);
     assert.equal(scrape.properties.formats.uniqueItems, true);
     assert.ok(scrape.properties.url.pattern, "URLs publish their shape");
     for (const path of ["/llms.txt", "/metrics", "/web/v1/scrape", "/web/v1/crawl", "/healthz"]) {

@@ -1,5 +1,5 @@
 import { isTextFormat, type ScrapeResponse, type TextFormat } from "@browserfleet/contracts";
-import { countTokens, type Position, readPart, textOf } from "@browserfleet/tokens";
+import { countValueTokens, type Position, readPart } from "@browserfleet/tokens";
 import { encodeCursor } from "./cursor.ts";
 import type { KeptRender, RenderCache } from "./render-cache.ts";
 
@@ -13,7 +13,7 @@ interface Answer {
 export function countAnswer<A extends Answer>(answer: A): A {
   const tokens: Partial<Record<TextFormat, number>> = {};
   for (const [f, v] of Object.entries(answer.data))
-    if (isTextFormat(f) && v !== undefined) tokens[f] = countTokens(textOf(v));
+    if (isTextFormat(f) && v !== undefined) tokens[f] = countValueTokens(v);
   if (Object.keys(tokens).length > 0) answer.metadata.tokens = tokens;
   return answer;
 }

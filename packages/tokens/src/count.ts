@@ -18,3 +18,46 @@ export function countTokens(text: string): number {
 export function textOf(value: unknown): string {
   return typeof value === "string" ? value : (JSON.stringify(value) ?? "");
 }
+
+/**
+ * Counts remembered for the values they were made for, so the same cached answer served again is not
+ * counted again: strings by content (V8 keeps a string's hash, so a repeated one is found at once), up
+ * to MEMO_CHARS characters in all, least recently used out first; objects and arrays by identity.
+ */
+const MEMO_CHARS = 16 * 1024 * 1024;
+const MEMO_MIN_CHARS = 256;
+const byText = new Map<string, number>();
+let memoChars = 0;
+const byObject = new WeakMap<object, number>();
+
+/** The tokens of a format's value as a model reads it (see textOf), remembered (see above). */
+export function countValueTokens(value: unknown): number {
+  if (typeof value === "string") {
+    if (value.length < MEMO_MIN_CHARS) return countTokens(value);
+    const known = byText.get(value);
+    if (known !== undefined) {
+      byText.delete(value);
+      byText.set(value, known);
+      return known;
+    }
+    const n = countTokens(value);
+    if (value.length <= MEMO_CHARS / 8) {
+      byText.set(value, n);
+      memoChars += value.length;
+      for (const k of byText.keys()) {
+        if (memoChars <= MEMO_CHARS) break;
+        byText.delete(k);
+        memoChars -= k.length;
+      }
+    }
+    return n;
+  }
+  if (value !== null && typeof value === "object") {
+    const known = byObject.get(value);
+    if (known !== undefined) return known;
+    const n = countTokens(textOf(value));
+    byObject.set(value, n);
+    return n;
+  }
+  return countTokens(textOf(value));
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { countTokens, markdownCuts, readPart } from "../src/index.ts";
+import { countTokens, countValueTokens, markdownCuts, readPart } from "../src/index.ts";
 
 /** A long documentation page: headings, paragraphs, a list, code blocks, tables and links. */
 function longPage(sections: number): string {
@@ -45,6 +45,17 @@ describe("token budgets", () => {
     assert.equal(countTokens("hello world"), 2);
     assert.equal(countTokens(""), 0);
     assert.ok(countTokens("a <|endoftext|> b") > 3);
+  });
+
+  it("a value's count is the count of its text (its JSON for anything but a string), remembered or not", () => {
+    const md = longPage(5);
+    const links = [{ url: "https://x.test/a", text: "A" }];
+    for (let i = 0; i < 2; i++) {
+      assert.equal(countValueTokens(md), countTokens(md));
+      assert.equal(countValueTokens(`${md} `), countTokens(`${md} `), "another text, another count");
+      assert.equal(countValueTokens(links), countTokens(JSON.stringify(links)));
+      assert.equal(countValueTokens("short"), 1);
+    }
   });
 
   it("a long page read in budgeted parts concatenates to exactly the whole markdown", () => {
