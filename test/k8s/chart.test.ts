@@ -43,6 +43,16 @@ const NON_DEFAULT = {
   },
   config: { X402_PAY_TO: "0x0000000000000000000000000000000000000001", CACHE_SCOPE: "account" },
   api: { replicas: 3, service: { type: "LoadBalancer", port: 8080 } },
+  artifacts: {
+    store: "s3",
+    ttl: 172_800_000,
+    s3: {
+      bucket: "fleet-files",
+      endpoint: "http://minio.storage:9000",
+      prefix: "browserfleet/",
+      existingSecret: "fleet-s3",
+    },
+  },
   operator: { clusterWide: true, reconcilePeriodSeconds: 2 },
   browserPool: {
     name: "fast",
@@ -136,6 +146,14 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     await assert.rejects(
       helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "ingress.trustedProxyHops=-1"),
       /trustedProxyHops/,
+    );
+    await assert.rejects(
+      helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "artifacts.store=disk"),
+      /artifacts\/store/,
+    );
+    await assert.rejects(
+      helm("template", "bf", CHART, "--kube-version", KUBE_VERSION, "--set", "artifacts.ttl=10"),
+      /artifacts\/ttl/,
     );
   });
 
@@ -257,6 +275,94 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       assert.ok(panels.includes(t), t);
   });
 
+  it("artifacts: a URL secret made once, S3 from its values and Secret, no files store behind two replicas", async () => {
+    const template = async (...values: string[]) =>
+      docs(
+        (
+          await helm(
+            "template",
+            "bf",
+            CHART,
+            "--namespace",
+            "fleet",
+            "--kube-version",
+            KUBE_VERSION,
+            ...values.flatMap((v) => ["--set", v]),
+          )
+        ).stdout,
+      );
+    const api = (list: Obj[]) =>
+      list.find((d) => d.kind === "Deployment" && d.metadata.name === "bf-browserfleet-api").spec.template
+        .spec.containers[0];
+    const env = (list: Obj[]) =>
+      Object.fromEntries(api(list).env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    const envFrom = (list: Obj[]) => api(list).envFrom.map((e: Obj) => e.secretRef.name);
+    const secret = (list: Obj[]) =>
+      list.find((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-artifacts");
+
+    // Defaults: files in the one api pod, and a generated URL secret the api reads from its Secret.
+    const def = await template();
+    assert.match(secret(def).stringData.ARTIFACT_URL_SECRET, /^[A-Za-z0-9]{48}$/);
+    assert.deepEqual(Object.keys(secret(def).stringData), ["ARTIFACT_URL_SECRET"]);
+    assert.ok(envFrom(def).includes("bf-browserfleet-artifacts"));
+    assert.equal(env(def).ARTIFACTS_STORE, "files");
+    assert.equal(env(def).DATA_DIR, "/tmp/data");
+    assert.ok(!Object.keys(env(def)).some((k) => k.startsWith("S3_") || k === "ARTIFACT_TTL_MS"));
+    assert.equal(api(def).volumeMounts.find((m: Obj) => m.mountPath === "/tmp").name, "tmp");
+    assert.ok(!def.some((d) => d.kind === "PodDisruptionBudget"), "one replica: no PDB to block drains");
+
+    // S3: the bucket's values in the environment, the credentials from the given Secret.
+    const s3 = docs(await render("fleet", join(dir, "non-default.yaml")));
+    assert.equal(env(s3).ARTIFACTS_STORE, "s3");
+    assert.equal(env(s3).S3_BUCKET, "fleet-files");
+    assert.equal(env(s3).S3_ENDPOINT, "http://minio.storage:9000");
+    assert.equal(env(s3).S3_REGION, "us-east-1");
+    assert.equal(env(s3).S3_PREFIX, "browserfleet/");
+    assert.equal(env(s3).S3_FORCE_PATH_STYLE, "true");
+    assert.equal(env(s3).ARTIFACT_TTL_MS, "172800000");
+    assert.deepEqual(envFrom(s3), [
+      "bf-browserfleet-nats",
+      "bf-browserfleet-postgres",
+      "bf-browserfleet-artifacts",
+      "fleet-s3",
+    ]);
+    assert.deepEqual(Object.keys(secret(s3).stringData), ["ARTIFACT_URL_SECRET"], "no S3 keys of ours");
+    assert.ok(!JSON.stringify(env(s3)).includes("S3_SECRET_ACCESS_KEY"));
+    assert.equal(s3.find((d) => d.kind === "PodDisruptionBudget").spec.minAvailable, 1);
+
+    // Inline keys (tests) go in the chart's Secret; a given URL secret replaces the generated one.
+    const inline = await template(
+      "artifacts.store=s3",
+      "artifacts.s3.bucket=b",
+      "artifacts.s3.forcePathStyle=false",
+      "artifacts.s3.accessKeyId=AKID",
+      "artifacts.s3.secretAccessKey=SAK",
+      "artifacts.urlSecret.existingSecret=fleet-url",
+    );
+    assert.deepEqual(secret(inline).stringData, { S3_ACCESS_KEY_ID: "AKID", S3_SECRET_ACCESS_KEY: "SAK" });
+    assert.deepEqual(envFrom(inline).slice(2), ["bf-browserfleet-artifacts", "fleet-url"]);
+    assert.equal(env(inline).S3_FORCE_PATH_STYLE, "false");
+    assert.equal(env(inline).S3_ENDPOINT, undefined, "AWS itself");
+    const given = await template("artifacts.urlSecret.existingSecret=fleet-url");
+    assert.equal(secret(given), undefined);
+    assert.deepEqual(envFrom(given).slice(2), ["fleet-url"]);
+
+    // What the api could not work with is refused, saying what to set.
+    await assert.rejects(
+      template("api.replicas=2"),
+      /artifacts\.store=files .*api\.replicas=2.*set artifacts\.store=s3/,
+    );
+    await assert.rejects(template("artifacts.store=s3"), /artifacts\.store=s3 needs artifacts\.s3\.bucket/);
+    await assert.rejects(
+      template("artifacts.store=s3", "artifacts.s3.bucket=b", "artifacts.s3.accessKeyId=AKID"),
+      /go together/,
+    );
+    await assert.rejects(
+      template(`config.ARTIFACT_URL_SECRET=${"x".repeat(40)}`),
+      /config\.ARTIFACT_URL_SECRET: set it through artifacts/,
+    );
+  });
+
   it("applies to a real API server, and the operator runs on the chart's RBAC alone", async () => {
     const ns = "fleet";
     assert.ok((await cluster.api("POST", "/api/v1/namespaces", { metadata: { name: ns } })).status < 300);
@@ -279,6 +385,34 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
           ...o,
           metadata: { ...o.metadata, namespace: o.metadata.namespace ?? ns },
         });
+      // An upgrade keeps the URL secret: rendered against the cluster, the chart reuses the one it made.
+      const urlSecret = (list: Obj[]) =>
+        list.find((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-artifacts").stringData
+          .ARTIFACT_URL_SECRET;
+      const upgrade = docs(
+        (
+          await helm(
+            "template",
+            "bf",
+            CHART,
+            "--namespace",
+            ns,
+            "--kube-version",
+            KUBE_VERSION,
+            "--dry-run=server",
+            "--kubeconfig",
+            cluster.kubeconfigPath,
+            "-f",
+            values,
+          )
+        ).stdout,
+      );
+      assert.equal(urlSecret(upgrade), urlSecret(objs));
+      assert.notEqual(
+        urlSecret(docs(await render(ns, values))),
+        urlSecret(objs),
+        "a new one without the cluster",
+      );
       for (const name of ["bf-browserfleet-api", "bf-browserfleet-jobs", "bf-browserfleet-operator"])
         await waitFor(
           `${name} ready on the KWOK node`,

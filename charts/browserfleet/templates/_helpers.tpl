@@ -59,3 +59,37 @@ capabilities:
 {{- define "bf.monitoringCrds" -}}
 {{- or .Values.monitoring.force (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1") -}}
 {{- end -}}
+
+{{- /* S3 credentials given inline (a fallback for tests): they go in the <fullname>-artifacts Secret. */}}
+{{- define "bf.artifactsS3Inline" -}}
+{{- $s3 := .Values.artifacts.s3 -}}
+{{- if and (eq .Values.artifacts.store "s3") (not $s3.existingSecret) (or $s3.accessKeyId $s3.secretAccessKey) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{- /* The chart's own <fullname>-artifacts Secret: the generated URL secret and/or inline S3 credentials. */}}
+{{- define "bf.artifactsSecretRendered" -}}
+{{- if or (not .Values.artifacts.urlSecret.existingSecret) (eq (include "bf.artifactsS3Inline" .) "true") -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{- /* Values the api cannot work with, refused with what to set instead. */}}
+{{- define "bf.artifactsCheck" -}}
+{{- $a := .Values.artifacts -}}
+{{- if and (eq $a.store "files") (gt (int .Values.api.replicas) 1) -}}
+{{- fail (printf "artifacts.store=files keeps the files given by link in each api pod's /tmp, so with api.replicas=%d a link made by one pod is not found by the others: set artifacts.store=s3 (with artifacts.s3.bucket), or api.replicas=1" (int .Values.api.replicas)) -}}
+{{- end -}}
+{{- if and (eq $a.store "s3") (not $a.s3.bucket) -}}
+{{- fail "artifacts.store=s3 needs artifacts.s3.bucket" -}}
+{{- end -}}
+{{- if and (eq (include "bf.artifactsS3Inline" .) "true") (not (and $a.s3.accessKeyId $a.s3.secretAccessKey)) -}}
+{{- fail "artifacts.s3.accessKeyId and artifacts.s3.secretAccessKey go together (or use artifacts.s3.existingSecret)" -}}
+{{- end -}}
+{{- range $k := list "ARTIFACTS_STORE" "ARTIFACT_TTL_MS" "ARTIFACT_URL_SECRET" "S3_BUCKET" "S3_ENDPOINT" "S3_REGION" "S3_PREFIX" "S3_FORCE_PATH_STYLE" "S3_ACCESS_KEY_ID" "S3_SECRET_ACCESS_KEY" -}}
+{{- if hasKey $.Values.config $k -}}
+{{- fail (printf "config.%s: set it through artifacts.* instead (secrets belong in a Secret: artifacts.urlSecret.existingSecret, artifacts.s3.existingSecret)" $k) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
