@@ -2,8 +2,11 @@
 # Builds the Kubernetes tools the operator tests, the chart checks and the benchmark need, from their Go
 # modules (through the configured Go module proxy), into the git-ignored .tools/bin. Each binary is built
 # only when it is missing, so a warm run takes a second. Needs Go >= 1.24 (for the Kubernetes build).
+# Also builds SeaweedFS's weed, the real S3-compatible store the artifacts tests run as a local process
+# (test/helpers/s3-server.ts); its module asks for Go >= 1.26.6 (an older go fetches that toolchain itself).
 #
 #   scripts/k8s-tools.sh            build whatever is missing
+#   scripts/k8s-tools.sh weed       build only weed
 #   scripts/k8s-tools.sh --print    print the bin folder and the pinned versions
 #
 # Pinned versions (one Kubernetes release; the k8s.io/* staging modules at the matching v0.x).
@@ -14,6 +17,8 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 KWOK_VERSION="${KWOK_VERSION:-v0.7.0}"
 HELM_VERSION="${HELM_VERSION:-v3.19.5}"
 KUBECONFORM_VERSION="${KUBECONFORM_VERSION:-v0.7.0}"
+# SeaweedFS has no tagged Go module versions; the proxy serves this pseudo-version (weed reports 4.53).
+SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${BROWSERFLEET_TOOLS_DIR:-$ROOT/.tools}"
@@ -22,7 +27,7 @@ SRC="$TOOLS/src"
 mkdir -p "$BIN" "$SRC"
 
 if [[ "${1:-}" == "--print" ]]; then
-  echo "bin=$BIN kube=$KUBE_VERSION etcd=$ETCD_VERSION kwok=$KWOK_VERSION helm=$HELM_VERSION kubeconform=$KUBECONFORM_VERSION"
+  echo "bin=$BIN kube=$KUBE_VERSION etcd=$ETCD_VERSION kwok=$KWOK_VERSION helm=$HELM_VERSION kubeconform=$KUBECONFORM_VERSION seaweedfs=$SEAWEEDFS_VERSION"
   exit 0
 fi
 
@@ -114,6 +119,33 @@ GO
   log "etcd done in $((SECONDS - started)) s"
 }
 
+build_weed() {
+  have weed "$SEAWEEDFS_VERSION" && return 0
+  local started=$SECONDS dir="$SRC/seaweedfs-$SEAWEEDFS_VERSION" mod=github.com/seaweedfs/seaweedfs
+  log "building weed (SeaweedFS $SEAWEEDFS_VERSION; about 15 minutes from a cold cache)"
+  mkdir -p "$dir"
+  # A wrapper module requires SeaweedFS and builds its weed command. The replace directives of a required
+  # module do not apply, so the wrapper repeats SeaweedFS's own (those to another module, not to a folder).
+  local gomod
+  gomod="$(cd "$dir" && GOFLAGS=-mod=mod go mod download -json "$mod@$SEAWEEDFS_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+  {
+    echo "module browserfleet.local/weed-tools"
+    echo
+    echo "go 1.26"
+    echo
+    echo "require $mod $SEAWEEDFS_VERSION"
+    echo
+    grep -E '^replace [^ ]+( v[^ ]+)? => [^./ ]' "$gomod" || true
+  } >"$dir/go.mod"
+  (
+    cd "$dir"
+    GOFLAGS="$GOFLAGS -mod=mod" "${NICE[@]}" go get "$mod/weed@$SEAWEEDFS_VERSION"
+    GOFLAGS="$GOFLAGS -mod=mod" "${NICE[@]}" go build -ldflags "$LDFLAGS_BASE -X $mod/weed/util/version.COMMIT=${SEAWEEDFS_VERSION##*-}" -o "$BIN/weed" "$mod/weed"
+  )
+  mark weed "$SEAWEEDFS_VERSION"
+  log "weed done in $((SECONDS - started)) s"
+}
+
 go_install() { # name module@version
   local name=$1 modver=$2 version=${2##*@}
   have "$name" "$version" && return 0
@@ -132,12 +164,15 @@ case "$what" in
     build_etcd
     go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
     build_kube
+    build_weed
     ;;
   chart) go_install kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
          go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
   cluster) build_etcd; go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"; build_kube ;;
   # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet and kube-proxy.
   node) build_kube kubelet kube-proxy ;;
-  *) echo "usage: $0 [all|chart|cluster|node|--print]" >&2; exit 2 ;;
+  # The S3-compatible store of the artifacts tests (test/helpers/s3-server.ts).
+  weed) build_weed ;;
+  *) echo "usage: $0 [all|chart|cluster|node|weed|--print]" >&2; exit 2 ;;
 esac
 log "ready in $BIN"

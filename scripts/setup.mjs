@@ -8,7 +8,8 @@
  *   node scripts/setup.mjs test    the same, plus promtool (Debian: prometheus) for the alert-rule tests,
  *                                  podman, runc and mmdebstrap for the images and the container test,
  *                                  containerd and the CNI plugins for the real-node test, and
- *                                  the Kubernetes test tools (scripts/k8s-tools.sh, into .tools/bin)
+ *                                  the Kubernetes test tools and SeaweedFS's weed, the S3 store of the
+ *                                  artifacts tests (scripts/k8s-tools.sh, into .tools/bin)
  *
  * Missing system packages are installed with apt-get on Debian or Ubuntu when this runs as root or when
  * `sudo -n` works without a password, always saying so first; otherwise it stops with one line naming the
@@ -383,17 +384,18 @@ if (mode === "test") {
     "kwok",
     "helm",
     "kubeconform",
+    "weed", // SeaweedFS: the real S3-compatible store of test/helpers/s3-server.ts
   ];
   const unbuilt = tools.filter((t) => !isExecutable(join(bin, t)));
   if (!onPath("go")) {
     if (unbuilt.length > 0)
       say(
-        `Go is not installed, so the Kubernetes tests in test/k8s will skip (Go >= 1.24 builds their tools)`,
+        `Go is not installed, so the Kubernetes tests in test/k8s and the S3 store tests will skip (Go >= 1.24 builds their tools)`,
       );
   } else {
     if (unbuilt.length > 0) {
       say(
-        `building the Kubernetes test tools (${unbuilt.join(", ")}) into ${relative(ROOT, bin) || bin} with scripts/k8s-tools.sh: 15 to 40 minutes the first time, seconds later on`,
+        `building the Kubernetes test tools (${unbuilt.join(", ")}) into ${relative(ROOT, bin) || bin} with scripts/k8s-tools.sh: 30 to 55 minutes the first time, seconds later on`,
       );
     }
     const code = run(join(ROOT, "scripts", "k8s-tools.sh"), []);
