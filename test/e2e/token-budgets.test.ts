@@ -212,6 +212,29 @@ describe("sessions, acts and jobs", () => {
     );
     assert.equal(plain.body.metadata.tokens.controls, countTokens(JSON.stringify(plain.body.data.controls)));
     assert.equal(plain.body.metadata.truncated, undefined);
+    // An act cuts its largest format and keeps the smaller ones whole, whatever order they were asked in.
+    const controlsTokens: number = plain.body.metadata.tokens.controls;
+    const both = await stack.post(
+      "/web/v1/act",
+      {
+        sessionId: open.body.sessionId,
+        actions: [{ scroll: { direction: "down" } }],
+        formats: ["markdown", "controls"],
+        maxTokens: controlsTokens + 2000,
+      },
+      as(key),
+    );
+    assert.equal(both.status, 200, JSON.stringify(both.body).slice(0, 300));
+    assert.equal(both.body.metadata.truncated.format, "markdown");
+    assert.deepEqual(both.body.metadata.truncated.omitted, []);
+    // Whole: every control (boxes move with the scroll, so the count may differ by a few tokens).
+    assert.equal(
+      both.body.data.controls.length,
+      plain.body.data.controls.length,
+      "the controls map is whole",
+    );
+    assert.ok(Math.abs(both.body.metadata.tokens.controls - controlsTokens) < controlsTokens / 100);
+    assert.ok(both.body.metadata.tokens.markdown <= 2000);
     await fetch(`${stack.api.url}/web/v1/session/${open.body.sessionId}`, {
       method: "DELETE",
       headers: as(key),

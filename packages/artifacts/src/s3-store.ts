@@ -33,7 +33,7 @@ export function s3Store(o: S3StoreOptions): ArtifactStore {
       ? { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }
       : {}),
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: o.requestTimeoutMs ?? 10_000 },
+    requestHandler: { connectionTimeout: 3000, requestTimeout: o.requestTimeoutMs ?? 10_000, throwOnRequestTimeout: true },
   });
   const prefix = o.prefix ?? "";
   const Bucket = o.bucket;

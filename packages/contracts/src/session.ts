@@ -78,7 +78,7 @@ export const actRequest = z
     maxTokens: maxTokens
       .optional()
       .describe(
-        "As in scrape, for the formats of the state after acting (the session's maxTokens does not carry over: give it on each act that needs it)",
+        "As in scrape, for the formats of the state after acting, except that the largest format (the controls map or the page text of a busy page) is the one cut and the smaller ones stay whole. The session's maxTokens does not carry over: give it on each act that needs it",
       ),
     binaryAs: z
       .enum(["base64", "url"])

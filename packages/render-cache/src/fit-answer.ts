@@ -61,11 +61,20 @@ export async function fitAnswer<A extends Answer>(
   answer: A,
   maxTokens: number | undefined,
   owner: string,
+  /**
+   * `request`: the formats are read in the answer's order (a scrape's: what was asked first comes
+   * first). `largest-last`: the smallest first, so what is cut is the largest (an act: its small formats
+   * stay whole, the controls map or the page text is what is cut).
+   */
+  order: "request" | "largest-last" = "request",
 ): Promise<A> {
   countAnswer(answer);
-  const total = Object.values(answer.metadata.tokens ?? {}).reduce((a, b) => a + b, 0);
+  const counts = answer.metadata.tokens ?? {};
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
   if (maxTokens === undefined || total <= maxTokens) return answer;
   const formats = textFormatsOf(answer);
+  if (order === "largest-last")
+    formats.sort((a, b) => (counts[a as TextFormat] ?? 0) - (counts[b as TextFormat] ?? 0));
   const data = Object.fromEntries(formats.map((f) => [f, answer.data[f]]));
   const { rest } = applyPart(answer, formats, data, { format: 0, offset: 0 }, maxTokens);
   if (!rest) return answer;

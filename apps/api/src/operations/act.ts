@@ -196,7 +196,14 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       chargedMicros: charge,
       expiresAt: new Date(reply.result.metadata.expiresAt),
     });
-    const result = await fitAnswer(budgetDeps(ctx), reply.result, req.maxTokens, renderOwnerOf(payer));
+    // The largest format is the one cut (the controls map of a busy page, its text), the rest stay whole.
+    const result = await fitAnswer(
+      budgetDeps(ctx),
+      reply.result,
+      req.maxTokens,
+      renderOwnerOf(payer),
+      "largest-last",
+    );
     return { result, chargeMicros: charge, allowanceUnitsUsed: ran, alongside };
   }
 }
