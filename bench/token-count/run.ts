@@ -59,7 +59,7 @@ try {
       name: "web_scrape",
       arguments: {
         url: `${stack.site.url}/manual`,
-        formats: ["markdown", "screenshot"],
+        formats: ["screenshot"],
         screenshot: { fullPage: true },
         binaryAs,
       },
