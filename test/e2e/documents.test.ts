@@ -119,6 +119,21 @@ describe("documents are converted to markdown without a browser", () => {
     assert.equal(await balance(key), 1_000_000 - 1_000);
   });
 
+  it("a PDF's pdf format is the file itself, as base64 or as a link with binaryAs url", async () => {
+    const original = Buffer.from(await (await fetch(`${site}/docs/report.pdf`)).arrayBuffer());
+    const inline = await scrape({ url: `${site}/docs/report.pdf`, formats: ["markdown", "pdf"] });
+    assert.equal(inline.status, 200);
+    assert.ok(Buffer.from(inline.body.data.pdf, "base64").equals(original), "the very bytes served");
+    assert.equal(inline.body.metadata.renders, 2);
+    const linked = await scrape({ url: `${site}/docs/report.pdf`, formats: ["pdf"], binaryAs: "url" });
+    assert.equal(linked.status, 200, JSON.stringify(linked.body));
+    const file = await fetch(linked.body.data.pdf);
+    assert.equal(file.headers.get("content-type"), "application/pdf");
+    assert.ok(Buffer.from(await file.arrayBuffer()).equals(original));
+    const word = await scrape({ url: `${site}/docs/letter.docx`, formats: ["markdown", "pdf"] });
+    assert.equal(word.body.errors.pdf?.code, "not_for_documents", "a Word file is not a PDF");
+  });
+
   it("corrupt, encrypted and oversized documents fail per format with a clear code, and cost nothing", async () => {
     const { key } = await stack.newKey(1_000_000);
     const auth = { authorization: `Bearer ${key}` };

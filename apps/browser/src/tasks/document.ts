@@ -20,7 +20,8 @@ import type { ScrapeHooks } from "./hooks.ts";
 /**
  * Documents without a browser: when a scrape's URL serves a PDF, Word, Excel, CSV or OpenDocument
  * file, the worker fetches its bytes through the SSRF guard proxy and converts them to markdown.
- * Only markdown comes out of a document; every other format requested is answered with an error.
+ * Markdown comes out of every document, and the pdf format of a PDF is the file itself (as base64, or a
+ * link with binaryAs url); every other format requested is answered with an error.
  */
 
 /** Largest document fetched when the request sets no documents.maxBytes. */
@@ -161,6 +162,7 @@ export async function scrapeDocument(s: DocumentScrape): Promise<ScrapeResponse 
     contentType,
     type,
     bytes: bytes.byteLength,
+    body: type === "pdf" && req.formats.includes("pdf") ? bytes : undefined,
     converted,
     failure,
     markdownMs,
@@ -174,6 +176,8 @@ interface Outcome {
   /** Undefined only for a file too large to be looked at, whose headers named no document type. */
   type?: DocumentType;
   bytes: number;
+  /** A PDF's own bytes, when the pdf format is asked for: the file is its own pdf. */
+  body?: Uint8Array;
   converted?: ConvertedDocument;
   /** Why markdown did not come out. */
   failure?: { code: string; message: string };
@@ -197,9 +201,14 @@ function reply(s: DocumentScrape, o: Outcome): ScrapeResponse {
       s.hooks.onFormat?.("markdown", o.markdownMs ?? 0, o.converted !== undefined);
       continue;
     }
+    if (f === "pdf" && o.body) {
+      data.pdf = Buffer.from(o.body.buffer, o.body.byteOffset, o.body.byteLength).toString("base64");
+      s.hooks.onFormat?.("pdf", 0, true);
+      continue;
+    }
     errors[f] = {
       code: "not_for_documents",
-      message: `${f} is not available: the url serves a ${label}, and only markdown comes out of a document`,
+      message: `${f} is not available: the url serves a ${label}, and only markdown (and a PDF's own file, as pdf) comes out of a document`,
     };
     s.hooks.onFormat?.(f, 0, false);
   }
@@ -222,7 +231,7 @@ function reply(s: DocumentScrape, o: Outcome): ScrapeResponse {
       ...(o.status !== undefined ? { statusCode: o.status } : {}),
       ...(title ? { title } : {}),
       formats: s.req.formats,
-      renders: "markdown" in data ? 1 : 0,
+      renders: Object.keys(data).length,
       browserMsUsed: Math.round(performance.now() - s.started),
       ms: 0,
       ...(document ? { document } : {}),
