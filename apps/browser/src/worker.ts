@@ -216,14 +216,11 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     void loops.drain();
   });
 
-  const probes =
-    opts.metricsPort === undefined
-      ? undefined
-      : await serveProbes({
-          port: opts.metricsPort,
-          registry: metrics.registry,
-          health: () => (draining ? { ok: false, why: "draining" } : { ok: true }),
-        });
+  const probes = await serveProbes({
+    port: opts.metricsPort,
+    registry: metrics.registry,
+    health: () => (draining ? { ok: false, why: "draining" } : { ok: true }),
+  });
   const metricsUrl = probes?.metricsUrl;
 
   return {

@@ -190,15 +190,12 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   }, 60_000);
   sweep.unref();
 
-  const probes =
-    opts.metricsPort === undefined
-      ? undefined
-      : await serveProbes({
-          port: opts.metricsPort,
-          registry: metrics.registry,
-          health: () => (stopping ? { ok: false, why: "stopping" } : { ok: true }),
-          beforeMetrics: () => refreshGauges(),
-        });
+  const probes = await serveProbes({
+    port: opts.metricsPort,
+    registry: metrics.registry,
+    health: () => (stopping ? { ok: false, why: "stopping" } : { ok: true }),
+    beforeMetrics: () => refreshGauges(),
+  });
   const metricsUrl = probes?.metricsUrl;
 
   async function refreshGauges(): Promise<void> {

@@ -10,7 +10,8 @@ import type { Registry } from "prom-client";
 export type ProbeState = { ok: true } | { ok: false; why: string };
 
 export interface ProbeOptions {
-  port: number;
+  /** Undefined: no server (a program run without a metrics port, as in tests). */
+  port: number | undefined;
   /** Where to listen; every interface by default, as the kubelet and Prometheus reach the pod's IP. */
   host?: string;
   registry: Registry;
@@ -35,7 +36,10 @@ function answer(res: import("node:http").ServerResponse, state: ProbeState): voi
   res.end(state.ok ? "ok" : state.why);
 }
 
-export async function serveProbes(opts: ProbeOptions): Promise<ProbeServer> {
+export async function serveProbes(opts: ProbeOptions & { port: number }): Promise<ProbeServer>;
+export async function serveProbes(opts: ProbeOptions): Promise<ProbeServer | undefined>;
+export async function serveProbes(opts: ProbeOptions): Promise<ProbeServer | undefined> {
+  if (opts.port === undefined) return undefined;
   const server: Server = createServer(async (req, res) => {
     const path = req.url?.split("?")[0];
     if (path === "/metrics") {

@@ -4,6 +4,10 @@ import { Counter, Registry } from "prom-client";
 import { type ProbeState, serveProbes } from "../src/index.ts";
 
 describe("serveProbes", () => {
+  it("without a port there is no server (a program run without a metrics port)", async () => {
+    assert.equal(await serveProbes({ port: undefined, registry: new Registry() }), undefined);
+  });
+
   it("serves the registry's metrics, refreshed before each scrape, and a failed refresh still serves", async () => {
     const registry = new Registry();
     const scrapes = new Counter({ name: "test_refreshes_total", help: "refreshes", registers: [registry] });
