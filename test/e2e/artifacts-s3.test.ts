@@ -85,10 +85,13 @@ describe("binaryAs url on an S3 bucket", () => {
     const { body } = await shot(stack.key);
     const link = body.data.screenshot as string;
     const store = s3Store({ ...s3, prefix: "files/", forcePathStyle: true });
+    const key = new URL(link).pathname.replace("/web/v1/artifacts/", "");
+    assert.equal(await store.has(key), true);
     assert.equal(await store.sweep(new Date()), 0, "nothing has expired yet");
     const gone = await store.sweep(new Date(Date.now() + 26 * 3600_000));
     assert.ok(gone >= 2, `${gone} files swept`);
     assert.equal((await fetch(link)).status, 404);
+    assert.equal(await store.has(key), false);
     await store.close();
   });
 });

@@ -121,6 +121,42 @@ describe("binaryAs url", () => {
   });
 });
 
+describe("binaryAs url on batch pages", () => {
+  it("each page's files come as links that last as long as the job, the same links on every read", async () => {
+    const start = await stack.post("/web/v1/scrape/batch", {
+      urls: [`${stack.site.url}/article?b=files`, `${stack.site.url}/form?b=files`],
+      formats: ["markdown", "screenshot"],
+      binaryAs: "url",
+    });
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    const done = await waitFor(
+      "the batch to end",
+      async () => {
+        const r = await stack.call("GET", start.body.url);
+        return ["queued", "running"].includes(r.body.status) ? undefined : r.body;
+      },
+      90_000,
+      200,
+    );
+    assert.equal(done.status, "completed");
+    const again = (await stack.call("GET", start.body.url)).body;
+    for (const [i, page] of done.data.entries()) {
+      const link = new URL(page.data.screenshot);
+      assert.match(link.pathname, /^\/web\/v1\/artifacts\/\d{10}\/[A-Za-z0-9_-]{22}\.png$/);
+      assert.equal(again.data[i].url, page.url);
+      assert.equal(again.data[i].data.screenshot, page.data.screenshot, "read again: the same link");
+      const res = await fetch(link);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "image/png");
+      assert.equal(
+        Date.parse(page.metadata.filesExpireAt),
+        Math.floor(Date.parse(done.expiresAt) / 1000) * 1000,
+      );
+    }
+    assert.notEqual(done.data[0].data.screenshot, done.data[1].data.screenshot);
+  });
+});
+
 describe("files over MCP", () => {
   type Block = { type: string; uri?: string; mimeType?: string; name?: string; data?: string; text?: string };
   const call = async (args: Record<string, unknown>) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type ArtifactStore, CONTENT_TYPES, hourStart, KEY_PATTERN, type StoredFile } from "./store.ts";
 
@@ -31,6 +31,16 @@ export function fileStore(dir: string): ArtifactStore {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
         throw err;
       }
+    },
+    async has(key) {
+      if (!KEY_PATTERN.test(key)) return false;
+      return stat(pathOf(key)).then(
+        (st) => st.isFile(),
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === "ENOENT" || err.code === "ENOTDIR") return false;
+          throw err;
+        },
+      );
     },
     async sweep(now) {
       let gone = 0;

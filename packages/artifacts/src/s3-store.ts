@@ -1,6 +1,7 @@
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
   PutObjectCommand,
@@ -33,7 +34,11 @@ export function s3Store(o: S3StoreOptions): ArtifactStore {
       ? { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }
       : {}),
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: 3000, requestTimeout: o.requestTimeoutMs ?? 10_000, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: 3000,
+      requestTimeout: o.requestTimeoutMs ?? 10_000,
+      throwOnRequestTimeout: true,
+    },
   });
   const prefix = o.prefix ?? "";
   const Bucket = o.bucket;
@@ -53,6 +58,18 @@ export function s3Store(o: S3StoreOptions): ArtifactStore {
         return { body, contentType: out.ContentType ?? "application/octet-stream" };
       } catch (err) {
         if (err instanceof NoSuchKey || (err as { name?: string }).name === "NoSuchKey") return undefined;
+        throw err;
+      }
+    },
+    async has(key) {
+      if (!KEY_PATTERN.test(key)) return false;
+      try {
+        await client.send(new HeadObjectCommand({ Bucket, Key: prefix + key }));
+        return true;
+      } catch (err) {
+        const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+        if (e.name === "NotFound" || e.name === "NoSuchKey" || e.$metadata?.httpStatusCode === 404)
+          return false;
         throw err;
       }
     },

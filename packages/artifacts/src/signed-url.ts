@@ -23,6 +23,17 @@ export function newSignedName(secret: string, ext: string, expiresAt: number): S
 }
 
 /** The file's link: `prefix` is the route the api serves files under. */
+/**
+ * The same name every time for the same `seed` (a job page's file: its status is read again and again):
+ * the id is an HMAC of the seed, so it is as unguessable as a random one, and the file is stored once.
+ */
+export function signedNameFor(secret: string, seed: string, ext: string, expiresAt: number): SignedName {
+  const id = createHmac("sha256", secret).update(`name\n${seed}`).digest("base64url").slice(0, 22);
+  const key = `${hourAfter(expiresAt)}/${id}.${ext}`;
+  const expires = Math.floor(expiresAt / 1000);
+  return { key, expires, signature: sign(secret, key, expires) };
+}
+
 export const urlOf = (base: string, prefix: string, n: SignedName) =>
   `${base.replace(/\/$/, "")}${prefix}/${n.key}?e=${n.expires}&s=${n.signature}`;
 

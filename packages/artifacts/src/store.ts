@@ -13,6 +13,8 @@ export interface ArtifactStore {
   put(key: string, body: Buffer, contentType: string): Promise<void>;
   /** The file, or undefined when there is none under `key`. Throws when the store cannot be read. */
   get(key: string): Promise<StoredFile | undefined>;
+  /** Whether a file is there under `key` (without reading it). */
+  has(key: string): Promise<boolean>;
   /** Deletes every file of the hours that began at or before `now`; returns how many files went. */
   sweep(now: Date): Promise<number>;
   close(): Promise<void>;

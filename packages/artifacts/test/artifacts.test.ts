@@ -3,7 +3,15 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileStore, hourAfter, hourName, hourStart, newSignedName, verifySignedName } from "../src/index.ts";
+import {
+  fileStore,
+  hourAfter,
+  hourName,
+  hourStart,
+  newSignedName,
+  signedNameFor,
+  verifySignedName,
+} from "../src/index.ts";
 
 const SECRET = "s".repeat(40);
 const HOUR = 3600_000;
@@ -28,6 +36,22 @@ describe("signed file names", () => {
     assert.match(n.key, /^2026112813\/[A-Za-z0-9_-]{22}\.png$/, "filed under the hour after its expiry");
   });
 
+  it("a name made from a seed is the same every time, and another seed's is another", () => {
+    const at = Date.UTC(2026, 10, 29, 10);
+    const a = signedNameFor(SECRET, "job_1\nhttps://a.test/\nscreenshot", "png", at);
+    assert.deepEqual(signedNameFor(SECRET, "job_1\nhttps://a.test/\nscreenshot", "png", at), a);
+    assert.notEqual(signedNameFor(SECRET, "job_1\nhttps://a.test/\npdf", "png", at).key, a.key);
+    assert.notEqual(
+      signedNameFor("t".repeat(40), "job_1\nhttps://a.test/\nscreenshot", "png", at).key,
+      a.key,
+    );
+    assert.match(a.key, /^2026112911\/[A-Za-z0-9_-]{22}\.png$/);
+    assert.equal(
+      verifySignedName(SECRET, { key: a.key, expires: String(a.expires), signature: a.signature }, at - 1000),
+      true,
+    );
+  });
+
   it("hour names round-trip", () => {
     const t = Date.UTC(2026, 0, 2, 3, 45);
     assert.equal(hourName(t), "2026010203");
@@ -47,6 +71,8 @@ describe("the files store", () => {
       const live = newSignedName(SECRET, "png", now + HOUR);
       await store.put(past.key, Buffer.from("%PDF-1.7"), "application/pdf");
       await store.put(live.key, Buffer.from("\x89PNG", "latin1"), "image/png");
+      assert.equal(await store.has(live.key), true);
+      assert.equal(await store.has(live.key.replace(/\.png$/, ".pdf")), false);
       const got = await store.get(live.key);
       assert.equal(got?.contentType, "image/png");
       assert.equal(got?.body.toString("latin1"), "\x89PNG");

@@ -10,11 +10,13 @@ export const siteFilters = {
   excludePaths: z.array(text(LINE).min(1).max(1000)).max(100).optional(),
 };
 
-/** Job pages are recorded as they come back; files by link are for scrape, session and act. */
+/** A job's files by link last as long as its results. */
 const jobBinaryAs = z
-  .literal("base64")
+  .enum(["base64", "url"])
   .default("base64")
-  .describe("Batch and crawl pages carry screenshots and PDFs as base64 (url: only scrape, session and act)");
+  .describe(
+    "How pages' screenshots and PDFs come back: base64, or url: links under this api that serve each file without a key until the job expires (its expiresAt); stored when a status first returns the page",
+  );
 
 export const batchRequest = z
   .strictObject({

@@ -7,6 +7,7 @@ import {
   fileStore,
   newSignedName,
   s3Store,
+  signedNameFor,
   urlOf,
 } from "@browserfleet/artifacts";
 import type { Config } from "@browserfleet/config";
@@ -95,19 +96,23 @@ export async function filesByUrl(
   req: { screenshot?: { type?: string } },
   baseUrl: string,
   onError?: (err: unknown) => void,
+  /** A job page's files: named from this seed and kept until the job expires, so each is stored once. */
+  job?: { seed: string; expiresAt: number },
 ): Promise<void> {
   const wanted = Object.keys(BINARY).filter((f) => typeof answer.data[f] === "string");
   if (wanted.length === 0) return;
-  const expiresAt = Date.now() + artifacts.ttlMs;
+  const expiresAt = job?.expiresAt ?? Date.now() + artifacts.ttlMs;
   await Promise.all(
     wanted.map(async (f) => {
       const ext = BINARY[f]!(req);
       try {
         const secret = await artifacts.secret();
-        const name = newSignedName(secret, ext, expiresAt);
-        await artifacts
-          .store()
-          .put(name.key, Buffer.from(answer.data[f] as string, "base64"), CONTENT_TYPES[ext]!);
+        const name = job
+          ? signedNameFor(secret, `${job.seed}\n${f}`, ext, expiresAt)
+          : newSignedName(secret, ext, expiresAt);
+        const store = artifacts.store();
+        if (!job || !(await store.has(name.key)))
+          await store.put(name.key, Buffer.from(answer.data[f] as string, "base64"), CONTENT_TYPES[ext]!);
         answer.data[f] = urlOf(baseUrl, ARTIFACTS_PREFIX, name);
       } catch (err) {
         onError?.(err);

@@ -15,6 +15,7 @@ import { cancelJob, createJob, findJob, type JobKind, jobView, type NewPage } fr
 import { definePrice, line, type PriceRule, pageMicros, total, usd } from "@browserfleet/pricing";
 import { normalizeUrl } from "@browserfleet/site";
 import { z } from "zod";
+import { filesByUrl, publicBase } from "../answers/artifacts.ts";
 import { type Caller, HOW_TO_GET_A_KEY, paymentSetup } from "../billing/payment.ts";
 import { paymentRequired } from "../billing/unpaid.ts";
 import type { ApiContext } from "../context.ts";
@@ -161,7 +162,23 @@ async function jobStatus(
   const cursor = numericCursor(q.cursor);
   const job = JOB_ID.test(id) ? await findJob(ctx.db.db, auth.accountId, kind, id) : undefined;
   if (!job) throw notFound(kind, id);
-  return jobView(ctx.db.db, job, { limit: q.limit, cursor });
+  const view = await jobView(ctx.db.db, job, { limit: q.limit, cursor });
+  const req = job.request as { binaryAs?: string; screenshot?: { type?: string } };
+  if (req.binaryAs === "url") {
+    // Stored when first read, under names made from the job, page and format: read again, the same links.
+    const base = publicBase(ctx.config, caller.baseUrl);
+    for (const page of view.data)
+      if (page.data)
+        await filesByUrl(
+          ctx.artifacts,
+          page as Parameters<typeof filesByUrl>[1],
+          req,
+          base,
+          (err) => console.error(`artifact store failed: ${(err as Error).message}`),
+          { seed: `${job.id}\n${page.url}`, expiresAt: job.expiresAt.getTime() },
+        );
+  }
+  return view;
 }
 
 async function jobCancel(ctx: ApiContext, caller: Caller, kind: JobKind, id: string) {
