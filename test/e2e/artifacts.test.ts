@@ -117,6 +117,18 @@ describe("binaryAs url", () => {
     assert.equal(body.data.screenshot, undefined);
     assert.equal(body.errors.screenshot.code, "storage_failed");
     assert.equal(before - (await balanceOf(key)), 1000, "only markdown is charged");
+    // Served wholly from the cache: the quote is not taken as the charge when a file may fail.
+    const cachedReq = {
+      url: `${stack.site.url}/article?c=1`,
+      formats: ["markdown", "screenshot"],
+      maxAge: 600_000,
+    };
+    assert.equal((await stack.post("/web/v1/scrape", cachedReq, as(key))).status, 200);
+    const beforeCached = await balanceOf(key);
+    const cached = await stack.post("/web/v1/scrape", { ...cachedReq, binaryAs: "url" }, as(key));
+    assert.deepEqual(cached.body.metadata.cached, ["markdown", "screenshot"]);
+    assert.equal(cached.body.errors.screenshot.code, "storage_failed");
+    assert.equal(beforeCached - (await balanceOf(key)), 200, "one cached format, not two");
     for (const h of hours) await rm(join(data, "artifacts", h), { force: true });
   });
 });

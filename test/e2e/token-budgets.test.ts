@@ -148,6 +148,13 @@ describe("maxTokens and reading on with a cursor", () => {
     );
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error.code, "cursor_not_found");
+    const past = await stack.post(
+      "/web/v1/scrape",
+      { cursor: made([id, f, 99_000_000, 4102444800]) },
+      as(a.key),
+    );
+    assert.equal(past.status, 400, "an offset past the end of the render");
+    assert.equal(past.body.error.code, "invalid_cursor");
     const expired = await stack.post("/web/v1/scrape", { cursor: made([id, f, o, 1700000000]) }, as(a.key));
     assert.equal(expired.status, 410);
     assert.equal(expired.body.error.code, "cursor_expired");

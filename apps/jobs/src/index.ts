@@ -46,11 +46,15 @@ export interface JobsProgram {
 
 /**
  * What a page that came out costs: the formats that came out, at the page price (cached ones at the cache
- * price). A format left out of a page cut to maxTokens came out too: its cursor reads it.
+ * price). A format left out of a page cut to maxTokens came out too, when its cursor can read it.
  */
 const chargeOf = (r: ScrapeResponse) =>
   pageQuote(
-    r.metadata.formats.filter((f) => f in r.data || r.metadata.truncated?.omitted.includes(f)),
+    r.metadata.formats.filter(
+      (f) =>
+        f in r.data ||
+        (r.metadata.truncated?.cursor !== undefined && r.metadata.truncated.omitted.includes(f)),
+    ),
     r.metadata.cached ?? [],
   ).micros;
 

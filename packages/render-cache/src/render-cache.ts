@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { FORMATS, type Format, type ScrapeRequest, type ScrapeResponse } from "@browserfleet/contracts";
+import {
+  cleanStoredJson,
+  FORMATS,
+  type Format,
+  type ScrapeRequest,
+  type ScrapeResponse,
+} from "@browserfleet/contracts";
 import { type Database, schema } from "@browserfleet/db";
 import { and, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import { Counter, type Registry } from "prom-client";
@@ -342,13 +348,17 @@ export class RenderCache {
    * Keeps a whole render (every text format of one answer) for `keepMs`, so a budgeted answer can be
    * read on in parts without loading the page again. Its row lives beside the cache's (same table, same
    * memory tier, same sweeper) under a key no request maps to. Returns undefined when it could not be
-   * written (reported to onError).
+   * written (reported to onError) or is larger than CACHE_MAX_ENTRY_BYTES.
    */
   async keep(render: KeptRender, keepMs: number): Promise<{ id: string; expiresAt: Date } | undefined> {
     const id = randomUUID();
     const key = `${KEPT_PREFIX}${id}`;
     try {
+      // jsonb holds no NUL nor lone surrogate: each becomes U+FFFD, one UTF-16 unit as before, so every
+      // offset a cursor names still points where it did.
+      render = cleanStoredJson(render);
       const bytes = Buffer.byteLength(JSON.stringify(render), "utf8");
+      if (bytes > this.#maxEntryBytes) return undefined;
       const [row] = await this.#database.db
         .insert(cacheEntries)
         .values({

@@ -12,11 +12,15 @@ export type Cuts = [blocks: number[], lines: number[], words: number[]];
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const TABLE_ROW = /^\s*\|/;
-/** Links and images (one level of nested brackets in the text), inline code, autolinks. */
+/**
+ * Links and images (one level of brackets in the text, one of parentheses in the URL), inline code,
+ * autolinks: each on one line and bounded, and no pattern can try more than a few ways at one place, so a
+ * page written to be hard (thousands of `[a](` or backticks) costs linear time, not quadratic.
+ */
 const SPANS = [
-  /!?\[(?:[^[\]]|\[[^\]]*\])*\]\([^)]*\)/g,
-  /(`+)[^`\n](?:.*?[^`])?\1(?!`)/g,
-  /<[a-z][a-z0-9+.-]*:[^\s<>]*>/gi,
+  /!?\[[^[\]\n]{0,1000}(?:\[[^[\]\n]{0,1000}\][^[\]\n]{0,1000}){0,8}\]\((?:[^()\s[\]]|\([^()\s[\]]{0,500}\)){0,4000}(?:[ \t]+"[^"\n]{0,500}")?\)/g,
+  /``[^`\n]{1,1000}``|`[^`\n]{1,1000}`/g,
+  /<[a-z][a-z0-9+.-]{0,30}:[^\s<>]{0,4000}>/gi,
 ];
 
 /** 1 where a cut may not fall (after that character): inside a link, an inline code span or an autolink. */
@@ -94,6 +98,13 @@ export function htmlCuts(text: string): Cuts {
   const open: string[] = [];
   let i = 0;
   while (i < text.length) {
+    if (text.startsWith("<!--", i)) {
+      // A comment is one unit, whatever it holds (an apostrophe, a tag).
+      const end = text.indexOf("-->", i + 4);
+      i = end === -1 ? text.length : end + 3;
+      if (open.length === 0 && i < text.length) elements.push(i);
+      continue;
+    }
     if (text[i] === "<" && /[a-zA-Z/!]/.test(text[i + 1] ?? "")) {
       let j = i + 1;
       let quote: string | undefined;
@@ -101,7 +112,7 @@ export function htmlCuts(text: string): Cuts {
         const c = text[j];
         if (quote) {
           if (c === quote) quote = undefined;
-        } else if (c === '"' || c === "'") quote = c;
+        } else if ((c === '"' || c === "'") && text[j - 1] === "=") quote = c;
         else if (c === ">") break;
       }
       const tag = /^<\/?([a-zA-Z][\w-]*)/.exec(text.slice(i, i + 40))?.[1]?.toLowerCase();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { countTokens, countValueTokens, markdownCuts, readPart } from "../src/index.ts";
+import { countTokens, countValueTokens, htmlCuts, markdownCuts, readPart } from "../src/index.ts";
 
 /** A long documentation page: headings, paragraphs, a list, code blocks, tables and links. */
 function longPage(sections: number): string {
@@ -127,6 +127,23 @@ describe("token budgets", () => {
     );
     assert.deepEqual(part.data, { markdown: "# Hi\n\nShort.", links: [] });
     assert.equal(part.rest, undefined);
+  });
+
+  it("text written to be hard to scan (thousands of half links, brackets, backticks) is cut and read back whole", () => {
+    // Each of these made the old link and code patterns try every later position: minutes for a page.
+    for (const unit of ["[a](", "\\[a\\](", "[[]", "`a ", "``x ", "<a:b ", "[x]("]) {
+      const md = `# Hard\n\n${unit.repeat(Math.ceil(200_000 / unit.length))}\n\nEnd.\n`;
+      const parts = readAll(["markdown"], { markdown: md }, 2000);
+      assert.equal(parts.map((p) => p.data.markdown).join(""), md, unit);
+    }
+  });
+
+  it("an html comment with an apostrophe does not hide the cut points after it", () => {
+    const html = `<!-- don't remove --><p>it's "here"</p>${"<div><p>Some text in a block.</p></div>\n".repeat(400)}`;
+    assert.ok(htmlCuts(html)[0].length > 300);
+    const parts = readAll(["html"], { html }, 256);
+    assert.ok(parts.length > 5);
+    assert.equal(parts.map((p) => p.data.html).join(""), html);
   });
 
   it("a table is cut between rows at the line level", () => {

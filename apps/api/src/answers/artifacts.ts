@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type ArtifactStore,
@@ -62,20 +62,22 @@ export function artifactsFrom(config: Config): Artifacts {
 /** The embedded default's secret: made once, kept in DATA_DIR so URLs outlive a restart. */
 async function keptSecret(dataDir: string): Promise<string> {
   const path = resolve(dataDir, "artifact-url-secret");
-  const existing = await readFile(path, "utf8").catch(() => "");
-  if (existing.trim().length >= 32) return existing.trim();
+  const existing = (await readFile(path, "utf8").catch(() => "")).trim();
+  if (existing.length >= 32) return existing;
+  // Written whole and renamed into place: a reader never sees it half written. Two processes making one
+  // at once: the last rename wins and both read back what is there.
   await mkdir(resolve(dataDir), { recursive: true });
-  const made = randomBytes(32).toString("base64url");
-  await writeFile(path, `${made}\n`, { mode: 0o600, flag: "wx" }).catch(async (err) => {
-    // Another process made it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-  });
-  return (await readFile(path, "utf8")).trim();
+  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  await writeFile(tmp, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
+  await rename(tmp, path);
+  const kept = (await readFile(path, "utf8")).trim();
+  if (kept.length < 32) throw new Error(`${path} holds no usable secret`);
+  return kept;
 }
 
-/** The binary formats, and the extension of each one's file. */
-const BINARY: Record<string, (req: { screenshot?: { type?: string } }) => string> = {
-  screenshot: (req) => req.screenshot?.type ?? "png",
+/** The binary formats, and the extension of each one's file (a screenshot's read from its bytes: JPEG or PNG). */
+const BINARY: Record<string, (base64: string) => string> = {
+  screenshot: (b64) => (b64.startsWith("/9j/") ? "jpeg" : "png"),
   pdf: () => "pdf",
 };
 
@@ -93,7 +95,6 @@ interface BinaryAnswer {
 export async function filesByUrl(
   artifacts: Artifacts,
   answer: BinaryAnswer,
-  req: { screenshot?: { type?: string } },
   baseUrl: string,
   onError?: (err: unknown) => void,
   /** A job page's files: named from this seed and kept until the job expires, so each is stored once. */
@@ -104,7 +105,7 @@ export async function filesByUrl(
   const expiresAt = job?.expiresAt ?? Date.now() + artifacts.ttlMs;
   await Promise.all(
     wanted.map(async (f) => {
-      const ext = BINARY[f]!(req);
+      const ext = BINARY[f]!(answer.data[f] as string);
       try {
         const secret = await artifacts.secret();
         const name = job
@@ -135,10 +136,12 @@ export const publicBase = (config: Pick<Config, "PUBLIC_BASE_URL">, callerBase: 
 /** Deletes the files of hours that have passed, every `everyMs` (a files store without files costs a readdir). */
 export function startArtifactSweeper(artifacts: Artifacts, everyMs: number): () => void {
   const timer = setInterval(() => {
-    artifacts
-      .store()
-      .sweep(new Date())
-      .catch((err) => console.error(`artifact sweep failed: ${(err as Error).message}`));
+    const failed = (err: unknown) => console.error(`artifact sweep failed: ${(err as Error).message}`);
+    try {
+      artifacts.store().sweep(new Date()).catch(failed);
+    } catch (err) {
+      failed(err);
+    }
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);

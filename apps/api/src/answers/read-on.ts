@@ -7,15 +7,17 @@ import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { renderOwnerOf } from "./render-owner.ts";
 
+const badCursor = () =>
+  new ApiError(
+    "invalid_cursor",
+    "not a cursor this api gave out: use metadata.truncated.cursor of the previous answer",
+    [{ field: "cursor", message: "not a cursor this api gave out" }],
+  );
+
 /** The cursor, or a 400 invalid_cursor (anything this api did not write), or a 410 cursor_expired. */
 function decodeCursor(text: string) {
   const c = parseCursor(text);
-  if (c === "invalid")
-    throw new ApiError(
-      "invalid_cursor",
-      "not a cursor this api gave out: use metadata.truncated.cursor of the previous answer",
-      [{ field: "cursor", message: "not a cursor this api gave out" }],
-    );
+  if (c === "invalid") throw badCursor();
   if (c === "expired")
     throw new ApiError(
       "cursor_expired",
@@ -51,6 +53,14 @@ export async function readOn(
   const cursor = decodeCursor(cursorText);
   const render = await ctx.cache.kept(cursor.render);
   if (!render || cursor.at.format >= render.formats.length) throw notFound();
+  // A cursor this api wrote points inside a string or an array, or at the start of anything else.
+  const value = render.data[render.formats[cursor.at.format]!];
+  const size = typeof value === "string" || Array.isArray(value) ? value.length : 1;
+  if (
+    cursor.at.offset >= Math.max(1, size) ||
+    (size === 1 && cursor.at.offset !== 0 && !Array.isArray(value))
+  )
+    throw badCursor();
   const known = caller.auth
     ? renderOwnerOf({ kind: "account", accountId: caller.auth.accountId })
     : caller.allowanceClient !== undefined

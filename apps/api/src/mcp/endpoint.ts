@@ -39,7 +39,7 @@ type Block =
 const isLink = (v: unknown): v is string => typeof v === "string" && /^https?:\/\//.test(v);
 
 function linkBlock(format: string, uri: string, expires?: string): Block {
-  const ext = /\.([a-z0-9]+)(?:\?|$)/.exec(new URL(uri).pathname)?.[1] ?? "";
+  const ext = /\.([a-z0-9]+)(?:\?|$)/.exec(uri.split("?")[0] ?? "")?.[1] ?? "";
   return {
     type: "resource_link",
     uri,
@@ -76,15 +76,15 @@ async function resultOf(
         (copy[f] as string).length * 0.75 > ctx.config.MCP_INLINE_IMAGE_MAX_BYTES,
     );
     if (big.length > 0) {
-      const moved = { data: copy, errors: {} as Record<string, { code: string; message: string }>, metadata };
-      await filesByUrl(
-        ctx.artifacts,
-        moved,
-        { screenshot: { type: mimeOfBase64(copy.screenshot as string) === "image/jpeg" ? "jpeg" : "png" } },
-        baseOf(ctx, req),
-      );
-      // A screenshot that could not be stored goes inline, as it would have.
-      for (const f of big) if (copy[f] === undefined) copy[f] = data[f];
+      // Only the screenshots too large to inline are stored (a base64 pdf stays as the caller asked).
+      const moved = {
+        data: Object.fromEntries(big.map((f) => [f, copy[f]])) as Record<string, unknown>,
+        errors: {} as Record<string, { code: string; message: string }>,
+        metadata,
+      };
+      await filesByUrl(ctx.artifacts, moved, baseOf(ctx, req)).catch(() => {});
+      // One that could not be stored goes inline, as it would have.
+      for (const f of big) if (typeof moved.data[f] === "string") copy[f] = moved.data[f];
     }
     for (const f of FILE_FORMATS) {
       const v = copy[f];

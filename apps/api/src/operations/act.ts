@@ -182,12 +182,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       throw taskFailed(reply.error);
     }
     if (req.binaryAs === "url")
-      await filesByUrl(
-        ctx.artifacts,
-        reply.result,
-        { screenshot: undefined },
-        publicBase(ctx.config, caller.baseUrl),
-      );
+      await filesByUrl(ctx.artifacts, reply.result, publicBase(ctx.config, caller.baseUrl));
     const ran = reply.result.actions.filter((a) => a.status === "ok").length;
     const charge = actPrice.quote({ actions: ran, minutesDue: minutes }).micros;
     // Written with the charge (for a key, in the statement that settles its hold), before the reply.

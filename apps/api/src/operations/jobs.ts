@@ -163,8 +163,7 @@ async function jobStatus(
   const job = JOB_ID.test(id) ? await findJob(ctx.db.db, auth.accountId, kind, id) : undefined;
   if (!job) throw notFound(kind, id);
   const view = await jobView(ctx.db.db, job, { limit: q.limit, cursor });
-  const req = job.request as { binaryAs?: string; screenshot?: { type?: string } };
-  if (req.binaryAs === "url") {
+  if ((job.request as { binaryAs?: string }).binaryAs === "url") {
     // Stored when first read, under names made from the job, page and format: read again, the same links.
     const base = publicBase(ctx.config, caller.baseUrl);
     for (const page of view.data)
@@ -172,7 +171,6 @@ async function jobStatus(
         await filesByUrl(
           ctx.artifacts,
           page as Parameters<typeof filesByUrl>[1],
-          req,
           base,
           (err) => console.error(`artifact store failed: ${(err as Error).message}`),
           { seed: `${job.id}\n${page.url}`, expiresAt: job.expiresAt.getTime() },

@@ -135,23 +135,24 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
       description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
       keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
       holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
-      final: missing.length === 0,
+      // Served wholly from cache, the quote is the charge; not when files are stored (one may fail).
+      final: missing.length === 0 && req.binaryAs !== "url",
       work: async (payer) => {
         // Charged for every format that came out, before a budget leaves some for later parts.
         // Files stored first (a format whose file could not be stored is not charged), then charged for
-        // every format that came out, then cut to maxTokens (what is left for later parts was paid for).
+        // every format that came out, then cut to maxTokens (what is left for later parts was paid for; if
+        // the rest could not be kept for a cursor, only what was sent is charged).
         const finish = async (answer: ScrapeResponse) => {
           if (req.binaryAs === "url") {
-            await filesByUrl(ctx.artifacts, answer, req, publicBase(ctx.config, caller.baseUrl), (err) =>
+            await filesByUrl(ctx.artifacts, answer, publicBase(ctx.config, caller.baseUrl), (err) =>
               console.error(`artifact store failed: ${(err as Error).message}`),
             );
             answer.success = Object.keys(answer.data).length > 0;
           }
-          const chargeMicros = chargeFor(answer);
-          return {
-            result: await fitAnswer(budgetDeps(ctx), answer, req.maxTokens, renderOwnerOf(payer)),
-            chargeMicros,
-          };
+          const whole = chargeFor(answer);
+          const result = await fitAnswer(budgetDeps(ctx), answer, req.maxTokens, renderOwnerOf(payer));
+          const lost = result.metadata.truncated && !result.metadata.truncated.cursor;
+          return { result, chargeMicros: lost ? chargeFor(result) : whole };
         };
         if (missing.length === 0) return finish(responseFromCache(req, hit));
         const wanted = { ...req, formats: missing };

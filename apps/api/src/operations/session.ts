@@ -138,7 +138,7 @@ async function paidSessionOpen(
     if (!reply.ok) throw taskFailed(reply.error);
     opened = { id: sessionId };
     const out = reply.result;
-    if (req.binaryAs === "url") await filesByUrl(ctx.artifacts, out, req, publicBase(cfg, caller.baseUrl));
+    if (req.binaryAs === "url") await filesByUrl(ctx.artifacts, out, publicBase(cfg, caller.baseUrl));
     const cameOut = req.formats.filter((f) => f in out.data);
     const charge = sessionPrice.quote({
       formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1),

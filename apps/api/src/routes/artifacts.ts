@@ -24,7 +24,8 @@ export function mountArtifacts(router: Router, ctx: ApiContext): void {
       try {
         file = await ctx.artifacts.store().get(key);
       } catch (err) {
-        throw new ApiError("unavailable", `the file store did not answer: ${(err as Error).message}`);
+        console.error(`artifact store read failed: ${(err as Error).message}`);
+        throw new ApiError("unavailable", "the file store did not answer: try again shortly");
       }
       if (!file) throw gone();
       const left = Math.max(0, Number(req.query.e) - Math.floor(Date.now() / 1000));
