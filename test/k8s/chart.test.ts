@@ -262,6 +262,28 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       );
     assert.deepEqual(hops(await set("ingress.trustedProxyHops=2")), ["2"], "an L7 load balancer in front");
     assert.deepEqual(hops(await set("config.TRUSTED_PROXY_HOPS=3")), ["3"], "config wins, once");
+    // Behind the ingress, file links and x402 resources use its address, https when it has TLS.
+    const base = (list: Obj[]) =>
+      apiEnv(list)
+        .filter((e) => e.name === "PUBLIC_BASE_URL")
+        .map((e) => e.value);
+    assert.deepEqual(base(def), [], "no ingress: the request's own Host");
+    assert.deepEqual(base(await set("ingress.host=fleet.example.com")), ["http://fleet.example.com"]);
+    assert.deepEqual(
+      base(
+        await set(
+          "ingress.host=fleet.example.com",
+          "ingress.tls[0].secretName=fleet-tls",
+          "ingress.tls[0].hosts[0]=fleet.example.com",
+        ),
+      ),
+      ["https://fleet.example.com"],
+    );
+    assert.deepEqual(
+      base(await set("ingress.host=fleet.example.com", "config.PUBLIC_BASE_URL=https://api.example.com")),
+      ["https://api.example.com"],
+      "config wins, once",
+    );
     const rule = other.find((d) => d.kind === "PrometheusRule");
     assert.ok(rule.spec.groups[0].rules.length >= 5);
     const dash = other.find((d) => d.kind === "ConfigMap" && d.metadata.name.endsWith("dashboard"));
