@@ -401,7 +401,9 @@ describe("errors and self-descriptions", () => {
       [{ url: `${site}/article`, bogus: true }, "invalid_request", "bogus"],
       [{ url: `${site}/article`, formats: ["elements"] }, "invalid_request", "selectors"],
       [{ url: `${site}/article`, formats: ["json"] }, "invalid_request", "json"],
-      [{ url: `${site}/article`, binaryAs: "url" }, "invalid_request", "binaryAs"],
+      [{ url: `${site}/article`, binaryAs: "file" }, "invalid_request", "binaryAs"],
+      [{ url: `${site}/article`, maxTokens: 100 }, "invalid_request", "maxTokens"],
+      [{ cursor: "not a cursor!" }, "invalid_request", "cursor"],
       [{ url: `${site}/article`, wait: { timeout: "soon" } }, "invalid_request", "wait.timeout"],
       [{ url: `${site}/article`, screenshot: { type: "gif" } }, "invalid_request", "screenshot.type"],
     ];

@@ -352,7 +352,9 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
           ]),
         ),
       },
-      ...errors([404, 429, 503]),
+      // 400: a path that is not percent-encoded UTF-8; 431: a parameter too long (every route's).
+      ...errors([400, 404, 429, 503]),
+      ...HEADERS_TOO_LARGE,
     },
   });
   plain("/openapi.json", "openapi", "This document", "application/json");
