@@ -3,7 +3,7 @@ import { BrowserError } from "../errors.ts";
 import type { PageRead } from "../injected/entries/read-page.ts";
 import readPage from "../injected/generated/read-page.ts";
 import settleInit from "../injected/generated/settle-init.ts";
-import type { Seen } from "../injected/lib/settle/api.ts";
+import type { Seen, SettleState } from "../injected/lib/settle/api.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { API_YOUNG_MS, PAGE_QUIET_MS as QUIET_MS, SUBRESOURCE_YOUNG_MS } from "../settle-windows.ts";
 
@@ -37,29 +37,12 @@ export interface SettleOutcome {
   mayScroll?: boolean;
 }
 
-/** What the in-page bookkeeping says (see injected/entries/settle-init.ts); times on the page's clock. */
-export interface PageState {
-  now: number;
-  readyState: DocumentReadyState;
-  lastActivity: number;
-  pendingRequests: number;
-  pendingStreams: number;
-  nextTimer: number;
-  refreshAt: number;
-  height: number;
-  /** The last DOM change of any kind, style changes included (-1: none). */
-  lastChange?: number;
-  /** The document's time origin: tells one document from the next. */
-  origin?: number;
-  /** How many timers, frame callbacks, messages, requests and streams the page has asked for so far. */
-  asked?: number;
-  /** Frame callbacks a handler asked for that have not run yet (an animation loop's are not counted). */
-  pendingFrames?: number;
-  /** When the page last posted a message, a task it queued for itself (-1: never). */
-  lastPosted?: number;
-  /** Hooks the page set that its next rendering step may run (scroll listeners, Intersection and Resize observers). */
-  frameHooks?: number;
-}
+/**
+ * What the in-page bookkeeping says (injected/lib/settle/api.ts, the one description of it); the fields
+ * added after the first ones may be missing from a page whose bookkeeping was installed by an older worker.
+ */
+type LaterFields = "lastChange" | "origin" | "asked" | "pendingFrames" | "lastPosted" | "frameHooks";
+export type PageState = Omit<SettleState, LaterFields> & Partial<Pick<SettleState, LaterFields>>;
 
 const COUNTED: Record<string, number> = {
   document: API_YOUNG_MS,
