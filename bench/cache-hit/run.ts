@@ -3,7 +3,7 @@
  * replica's balance lease, usage row: no database round trip on the request path once warm) against
  * the GET self-description of the same route (no database, no auth) as the baseline, both driven by
  * autocannon against the same api in the same run, interleaved. Prints the median latency (from each
- * response's exact time), mean, p99, throughput and the ratios. Goal: at most 2x at the median.
+ * response's exact time), mean, p99, throughput, CPU per answer and the ratios. Goal: at most 2x at the median.
  *
  *   npm run bench:cache-hit -- [--seconds 10] [--connections 10] [--rounds 2]
  */
@@ -42,6 +42,8 @@ interface Run {
   p50: number;
   p99: number;
   rps: number;
+  /** CPU time of this process (api, worker's host side and autocannon) per answer, in microseconds. */
+  cpuUs: number;
 }
 
 /** autocannon's own percentiles are whole milliseconds; each response's time (hrtime, in ms) is exact. */
@@ -51,6 +53,7 @@ function drive(opts: {
   headers?: Record<string, string>;
 }): Promise<Run> {
   const times: number[] = [];
+  const cpuBefore = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const tracker = autocannon(
       { url: `${stack.api.url}/web/v1/scrape`, connections, duration, ...opts },
@@ -60,6 +63,7 @@ function drive(opts: {
           return reject(
             new Error(`${opts.method}: ${result.non2xx} non-2xx answers and ${result.errors} errors`),
           );
+        const cpu = process.cpuUsage(cpuBefore);
         times.sort((a, b) => a - b);
         const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] as number;
         resolve({
@@ -67,6 +71,7 @@ function drive(opts: {
           p50: at(0.5),
           p99: at(0.99),
           rps: result.requests.average,
+          cpuUs: (cpu.user + cpu.system) / Math.max(1, times.length),
         });
       },
     );
@@ -94,6 +99,7 @@ const summary = (runs: Run[]) => ({
   p50: med(runs.map((r) => r.p50)),
   p99: med(runs.map((r) => r.p99)),
   rps: med(runs.map((r) => r.rps)),
+  cpuUs: med(runs.map((r) => r.cpuUs)),
 });
 const b = summary(baseline);
 const c = summary(cached);
@@ -103,6 +109,9 @@ console.log(
 );
 console.log(
   `cached POST /web/v1/scrape (2 formats, maxAge): p50 ${c.p50.toFixed(2)} ms, mean ${c.mean.toFixed(2)} ms, p99 ${c.p99.toFixed(2)} ms, ${c.rps.toFixed(0)} req/s`,
+);
+console.log(
+  `CPU per answer (this process: api, autocannon): baseline ${b.cpuUs.toFixed(0)} us, cached ${c.cpuUs.toFixed(0)} us, ratio ${(c.cpuUs / b.cpuUs).toFixed(2)}x (a machine under other load moves latency more than this)`,
 );
 console.log(
   `ratio cached/baseline: median latency ${(c.p50 / b.p50).toFixed(2)}x (goal <= 2x), mean ${(c.mean / b.mean).toFixed(2)}x, throughput ${(c.rps / b.rps).toFixed(2)}x`,

@@ -1,4 +1,5 @@
-import { type Db, schema } from "@browserfleet/db";
+import { type Db, preparedSql, schema } from "@browserfleet/db";
+import { sql } from "drizzle-orm";
 
 export interface UsageRecord {
   accountId?: string;
@@ -11,17 +12,55 @@ export interface UsageRecord {
   ms?: number;
 }
 
+type Columns = {
+  accountId: (string | null)[];
+  payer: (string | null)[];
+  client: (string | null)[];
+  route: string[];
+  status: number[];
+  priceMicros: number[];
+  requestId: (string | null)[];
+  ms: (number | null)[];
+};
+
+const p = sql.placeholder;
+
+/**
+ * One statement for a batch of any size: a column per array, unnested in PostgreSQL. drizzle's multi-row
+ * insert builds eight parameters per row on the api's event loop, which cost a cached scrape about 7% of
+ * its CPU at a few hundred calls a second.
+ */
+const insertUsage = preparedSql<never, Columns>(sql`
+  insert into ${schema.usage} (account_id, payer, client, route, status, price_micros, request_id, ms)
+  select * from unnest(
+    ${p("accountId")}::text[], ${p("payer")}::text[], ${p("client")}::text[], ${p("route")}::text[],
+    ${p("status")}::int[], ${p("priceMicros")}::bigint[], ${p("requestId")}::text[], ${p("ms")}::int[]
+  )`);
+
 /** One row per priced call, whoever paid. */
-const toRow = (u: UsageRecord): typeof schema.usage.$inferInsert => ({
-  accountId: u.accountId ?? null,
-  payer: u.payer ?? null,
-  client: u.client ?? null,
-  route: u.route,
-  status: u.status,
-  priceMicros: u.priceMicros,
-  requestId: u.requestId ?? null,
-  ms: u.ms ?? null,
-});
+function toColumns(batch: readonly UsageRecord[]): Columns {
+  const c: Columns = {
+    accountId: [],
+    payer: [],
+    client: [],
+    route: [],
+    status: [],
+    priceMicros: [],
+    requestId: [],
+    ms: [],
+  };
+  for (const u of batch) {
+    c.accountId.push(u.accountId ?? null);
+    c.payer.push(u.payer ?? null);
+    c.client.push(u.client ?? null);
+    c.route.push(u.route);
+    c.status.push(u.status);
+    c.priceMicros.push(u.priceMicros);
+    c.requestId.push(u.requestId ?? null);
+    c.ms.push(u.ms ?? null);
+  }
+  return c;
+}
 
 /**
  * Usage rows are reporting, not money (the ledger is), so they are written in batches off the request
@@ -58,13 +97,10 @@ export class UsageRecorder {
     this.#queue = [];
     if (batch.length === 0) return this.#flushing;
     this.#flushing = this.#flushing.then(() =>
-      this.db
-        .insert(schema.usage)
-        .values(batch.map(toRow))
-        .then(
-          () => {},
-          (err) => this.opts.onError?.(err),
-        ),
+      insertUsage(this.db, toColumns(batch)).then(
+        () => {},
+        (err) => this.opts.onError?.(err),
+      ),
     );
     return this.#flushing;
   }

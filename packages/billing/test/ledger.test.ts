@@ -145,6 +145,17 @@ test("balance leases: 150 concurrent final charges on one replica get exactly wh
   const rows = await pg.database
     .sql`select count(*)::int as n from ledger_entries where account_id = ${accountId} and kind = 'capture'`;
   assert.equal(rows[0]?.n, results.filter((r) => r.ok).length);
+  const captures = await pg.database.sql<{ request_id: string; route: string; held: string }[]>`
+    select request_id, route, held_micros::text as held from ledger_entries
+    where account_id = ${accountId} and kind = 'capture'`;
+  assert.deepEqual(
+    captures.map((c) => `${c.route} ${c.request_id} ${c.held}`).sort(),
+    prices
+      .map((micros, i) => (results[i]?.ok ? `scrape r${i} ${-micros}` : undefined))
+      .filter((row) => row !== undefined)
+      .sort(),
+    "each charged call is its own row: its route, its request id and what it cost",
+  );
 });
 
 test("balance leases on two replicas never overspend, and a refunded call is not charged", async () => {

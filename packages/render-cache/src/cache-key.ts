@@ -45,7 +45,44 @@ export function cacheUrl(url: string): string | undefined {
  * option that changes that format's output, and `scope` when given (an account id under CACHE_SCOPE=account).
  */
 export function cacheKeyFor(req: ScrapeRequest, format: Format, scope?: string): string | undefined {
+  return cacheKeysFor(req, [format], scope)?.get(format);
+}
+
+/**
+ * The cache keys of several formats of one request (as cacheKeyFor gives them), or undefined when the
+ * request must never touch the cache. A cached scrape works them out on every call, and the canonical JSON
+ * costs more than the rest of its path in the api, so keys are remembered by the request's plain JSON (the
+ * same JSON always gives the same keys), for the last REMEMBERED_MAX requests of at most MEMO_MAX_CHARS.
+ */
+export function cacheKeysFor(
+  req: ScrapeRequest,
+  formats: readonly Format[],
+  scope?: string,
+): ReadonlyMap<Format, string> | undefined {
   if (!isCacheable(req)) return undefined;
+  const memo = `${scope ?? ""}\n${formats.join(",")}\n${JSON.stringify(req)}`;
+  const remember = memo.length <= MEMO_MAX_CHARS;
+  const known = remember ? REMEMBERED.get(memo) : undefined;
+  if (known !== undefined) {
+    // Map order is the eviction order: a request seen again moves to the back.
+    REMEMBERED.delete(memo);
+    REMEMBERED.set(memo, known);
+    return known;
+  }
+  const keys = new Map<Format, string>();
+  for (const f of formats) keys.set(f, keyOf(req, f, scope));
+  if (remember) {
+    if (REMEMBERED.size >= REMEMBERED_MAX) REMEMBERED.delete(REMEMBERED.keys().next().value as string);
+    REMEMBERED.set(memo, keys);
+  }
+  return keys;
+}
+
+const REMEMBERED = new Map<string, ReadonlyMap<Format, string>>();
+const REMEMBERED_MAX = 2_000;
+const MEMO_MAX_CHARS = 4_096;
+
+function keyOf(req: ScrapeRequest, format: Format, scope: string | undefined): string {
   const url = cacheUrl(req.url as string) as string;
   const material = {
     v: KEY_VERSION,

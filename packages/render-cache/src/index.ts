@@ -1,4 +1,4 @@
-export { cacheKeyFor, cacheUrl, canonicalJson, isCacheable } from "./cache-key.ts";
+export { cacheKeyFor, cacheKeysFor, cacheUrl, canonicalJson, isCacheable } from "./cache-key.ts";
 export { type Cursor, encodeCursor, parseCursor } from "./cursor.ts";
 export {
   applyPart,

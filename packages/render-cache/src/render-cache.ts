@@ -9,7 +9,7 @@ import {
 import { type Database, schema } from "@browserfleet/db";
 import { and, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import { Counter, type Registry } from "prom-client";
-import { cacheKeyFor, cacheUrl, isCacheable } from "./cache-key.ts";
+import { cacheKeyFor, cacheKeysFor, cacheUrl, isCacheable } from "./cache-key.ts";
 
 const { cacheEntries, jobPages } = schema;
 
@@ -190,13 +190,11 @@ export class RenderCache {
    */
   async lookup(req: ScrapeRequest, maxAgeMs: number, scope?: string): Promise<CacheHit> {
     const hit: CacheHit = { data: {}, formats: [] };
-    if (!isCacheable(req)) return hit;
     const formats = [...new Set(req.formats)];
+    const keys = cacheKeysFor(req, formats, scope);
+    if (keys === undefined) return hit;
     const keyToFormat = new Map<string, Format>();
-    for (const f of formats) {
-      const key = cacheKeyFor(req, f, scope);
-      if (key !== undefined) keyToFormat.set(key, f);
-    }
+    for (const [f, key] of keys) keyToFormat.set(key, f);
     const rows: { key: string; body: unknown; title: string | null; renderedAt: Date; bytes: number }[] = [];
     const now = this.#now();
     const remembered = new Set<string>();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FORMATS, type Format, type ScrapeRequestInput, scrapeRequest } from "@browserfleet/contracts";
-import { cacheKeyFor, canonicalJson, isCacheable } from "../src/index.ts";
+import { cacheKeyFor, cacheKeysFor, canonicalJson, isCacheable } from "../src/index.ts";
 
 /** A validated request, as the route hands it over (defaults filled in). */
 const req = (input: ScrapeRequestInput) => scrapeRequest.parse(input);
@@ -31,6 +31,22 @@ describe("cache keys", () => {
     for (const f of FORMATS) assert.match(k[f], /^[0-9a-f]{64}$/);
     assert.equal(new Set(Object.values(k)).size, FORMATS.length);
     assert.deepEqual(keys(ALL), k);
+  });
+
+  it("are the same worked out together, remembered, or again after thousands of other requests", () => {
+    const r = req(ALL);
+    const first = keys(ALL, "acct_1");
+    const together = cacheKeysFor(r, FORMATS, "acct_1");
+    for (const f of FORMATS) assert.equal(together?.get(f), first[f]);
+    assert.notEqual(
+      cacheKeysFor(r, ["markdown"])?.get("markdown"),
+      first.markdown,
+      "scope is part of the key",
+    );
+    for (let i = 0; i < 2_500; i++)
+      cacheKeysFor(req({ url: `https://example.com/${i}`, formats: ["html"] }), ["html"]);
+    assert.deepEqual(keys(ALL, "acct_1"), first);
+    assert.equal(cacheKeysFor(req({ html: "<p>x</p>", formats: ["markdown"] }), ["markdown"]), undefined);
   });
 
   it("do not depend on which other formats are requested, nor on maxAge", () => {
