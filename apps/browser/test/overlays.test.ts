@@ -7,6 +7,12 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  cmpScript,
+  REAL_CMPS,
+  REJECT_COOKIE,
+  type RealCmp,
+} from "../../../test/fixture-site/consent-platforms.ts";
 import { findChromium } from "../src/chromium.ts";
 import { classifyButtonText } from "../src/injected/lib/overlays/classify-button.ts";
 import { clearOverlays } from "../src/page/overlays.ts";
@@ -390,6 +396,8 @@ function route(path: string, q: URLSearchParams, frameOrigin: string): string | 
       return article({ body: CMP_PAGE(q.get("name") ?? "", Number(q.get("busy") ?? 0)) });
     case "/plain":
       return PLAIN;
+    case "/real-cmp":
+      return article({ body: cmpScript(q.get("cmp") as RealCmp) });
     case "/privacy":
     case "/thanks":
     case "/cookies":
@@ -535,6 +543,29 @@ describe("clearOverlays on live pages (Chromium)", () => {
       assert.equal(r.hidden, 0, name);
       assert.equal(page.url(), `${base}/cmp?name=${name}`, name);
       assert.equal(await reachable(page, "#buy"), true, name);
+      await page.close();
+    }
+  });
+
+  it("real CMPs (their markup, API and cookie): the reject is clicked, its cookie stored, the banner gone", async () => {
+    for (const cmp of REAL_CMPS) {
+      const page = await open(`/real-cmp?cmp=${cmp}`);
+      await page.locator("[data-cmp-root]").waitFor({ state: "attached" });
+      const r = await clearOverlays(page, ROOMY);
+      assert.deepEqual(
+        r,
+        { dismissed: [cmp], hidden: 0 },
+        "declined by its own button, named after the platform",
+      );
+      assert.equal(await value(page, "window.consent"), "rejected", cmp);
+      assert.match(await value<string>(page, "document.cookie"), REJECT_COOKIE[cmp], cmp);
+      assert.equal(
+        await page.locator("[data-cmp-root]").count(),
+        0,
+        `${cmp}: its own handler removed the banner`,
+      );
+      assert.equal(page.url(), `${base}/real-cmp?cmp=${cmp}`, cmp);
+      assert.equal(await reachable(page, "#buy"), true, cmp);
       await page.close();
     }
   });

@@ -110,6 +110,13 @@ export const KNOWN_CMPS: KnownCmp[] = [
     reject: ["#tarteaucitronAllDenied2"],
     accept: ["#tarteaucitronPersonalize2"],
   },
+  // Borlabs Cookie (WordPress): version 2's choices are links (role=button, href="#"), version 3's buttons.
+  {
+    name: "borlabs",
+    root: "._brlbs-bar-wrap, ._brlbs-box-wrap, .brlbs-cmpnt-dialog",
+    reject: ["a[data-cookie-refuse]", ".brlbs-btn-accept-only-essential"],
+    accept: ["a[data-cookie-accept-all]", ".brlbs-btn-accept-all"],
+  },
   {
     name: "axeptio",
     root: "#axeptio_overlay",
