@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { REAL_CMPS } from "../fixture-site/consent-platforms.ts";
 import { type LiveWeb, startLiveWeb } from "../fixture-site/live-web.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
@@ -221,6 +222,30 @@ describe("overlays", () => {
     const kept = await scrape({ url: web.a("/consent"), formats: ["controls"], overlays: "keep" });
     const keptNames = kept.data.controls.map((c: Json) => c.name);
     assert.ok(keptNames.includes("Accept all"), keptNames.join(", "));
+  });
+});
+
+describe("consent banners of real platforms", () => {
+  test("declined by their reject button before controls and screenshot; metadata names the platform", async () => {
+    for (const cmp of REAL_CMPS) {
+      const r = await scrape({ url: web.a(`/consent-cmp?cmp=${cmp}`), formats: ["controls", "screenshot"] });
+      assert.deepEqual(r.metadata.overlays, { dismissed: [cmp], hidden: 0 }, cmp);
+      const names: string[] = r.data.controls.map((c: Json) => c.name);
+      assert.ok(names.includes("Open menu"), `${cmp}: ${names.join(", ")}`);
+      assert.ok(
+        !names.some((n) => /accept|allow|agree/i.test(n)),
+        `${cmp}: the banner is gone: ${names.join(", ")}`,
+      );
+      assert.equal(r.metadata.url, web.a(`/consent-cmp?cmp=${cmp}`), "nothing navigated");
+      await waitFor(`${cmp}'s reject reported`, () => web.hits(`/consent-choice/${cmp}/rejected`) === 1);
+      assert.equal(web.hits(`/consent-choice/${cmp}/accepted`), 0, cmp);
+    }
+  });
+
+  test("a page without a banner: nothing dismissed or hidden, metadata says nothing of overlays", async () => {
+    const r = await scrape({ url: web.a("/static"), formats: ["controls", "screenshot"] });
+    assert.equal(r.metadata.overlays, undefined);
+    assert.ok(r.data.screenshot);
   });
 });
 

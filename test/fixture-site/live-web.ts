@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { cmpScript, REAL_CMPS, type RealCmp } from "./consent-platforms.ts";
 
 export interface LiveWeb {
   /** A URL on the first origin. */
@@ -222,6 +223,17 @@ function routes(origin: string, other: string): Record<string, (req: IncomingMes
   </div>
 </div>`,
       ),
+    // A real platform's banner (test/fixture-site/consent-platforms.ts); the choice made is fetched as
+    // /consent-choice/<cmp>/<choice>, so hits() tells which button was clicked.
+    "/consent-cmp": (req) => {
+      const cmp = new URL(req.url ?? "/", "http://x").searchParams.get("cmp") as RealCmp;
+      if (!REAL_CMPS.includes(cmp)) return page("Shop", "<p>no such platform</p>");
+      return page(
+        "Shop",
+        `<header><h1>Shop front</h1><button onclick="window.opened = true">Open menu</button></header>
+<main><p>A sturdy thing you can order here.</p></main>${cmpScript(cmp, { report: `/consent-choice/${cmp}` })}`,
+      );
+    },
     "/click-fetch": () =>
       page(
         "Details",
