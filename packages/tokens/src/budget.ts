@@ -1,4 +1,4 @@
-import { countTokens, textOf } from "./count.ts";
+import { countTokens, countValueTokens, countWithin, textOf } from "./count.ts";
 import { type Cuts, htmlCuts, lineCuts, markdownCuts } from "./cut-points.ts";
 
 /**
@@ -35,36 +35,104 @@ const CUTS: Record<string, (text: string) => Cuts> = { markdown: markdownCuts, h
 /** A unit larger than this share of what is left is a reason to cut at a finer level. */
 const FILL = 0.5;
 
+/**
+ * A long text's cut points and the running token count at each block cut, worked out once: a render
+ * read on in many parts would otherwise find its cut points and count its whole rest again for every
+ * part (about 150 ms a part on a 1.5 MB page). Remembered by content, least recently used out first.
+ */
+interface Plan {
+  levels: Cuts;
+  /** Block cuts with 0 first and the text's length last. */
+  at: number[];
+  /** Tokens of text.slice(0, at[k]), as the sum of its blocks' counts. */
+  sum: number[];
+}
+
+const PLAN_MIN_CHARS = 20_000;
+const PLANS_MAX_CHARS = 8 * 1024 * 1024;
+const plans = new Map<string, Map<string, Plan>>();
+let planChars = 0;
+
+function planOf(format: string, text: string): Plan {
+  let byText = plans.get(format);
+  const known = byText?.get(text);
+  if (known !== undefined && byText !== undefined) {
+    byText.delete(text);
+    byText.set(text, known);
+    return known;
+  }
+  const levels = (CUTS[format] ?? lineCuts)(text);
+  const at = [0, ...levels[0], text.length];
+  const sum = [0];
+  for (let k = 1; k < at.length; k++) sum.push(sum[k - 1]! + countTokens(text.slice(at[k - 1], at[k])));
+  const plan = { levels, at, sum };
+  if (text.length <= PLANS_MAX_CHARS / 4) {
+    if (byText === undefined) {
+      byText = new Map();
+      plans.set(format, byText);
+    }
+    byText.set(text, plan);
+    planChars += text.length;
+    for (const m of plans.values())
+      for (const k of m.keys()) {
+        if (planChars <= PLANS_MAX_CHARS) break;
+        m.delete(k);
+        planChars -= k.length;
+      }
+  }
+  return plan;
+}
+
+/** The first index of sorted `cuts` whose value is greater than `after`. */
+function firstAfter(cuts: readonly number[], after: number): number {
+  let lo = 0;
+  let hi = cuts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cuts[mid]! > after) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** Tokens of text.slice(0, offset) as a long text's plan counts them (blocks summed). */
+function tokensBefore(plan: Plan, text: string, offset: number): number {
+  const k = firstAfter(plan.at, offset) - 1;
+  return plan.sum[k]! + countTokens(text.slice(plan.at[k], offset));
+}
+
 /** The longest prefix of `text` from `start` that fits in `left` tokens, as an end offset (`start`: none). */
 function stringPrefix(format: string, text: string, start: number, left: number, fresh: boolean): number {
-  const levels = (CUTS[format] ?? lineCuts)(text).map((cuts) => [
-    ...cuts.filter((c) => c > start),
-    text.length,
-  ]);
-  const fit = (cuts: number[]): number => {
+  const plan = text.length < PLAN_MIN_CHARS ? undefined : planOf(format, text);
+  const levels = plan?.levels ?? (CUTS[format] ?? lineCuts)(text);
+  // Segment by segment from start; between two block cuts a long text's plan has the count already.
+  const fit = (cuts: readonly number[], counted: Plan | undefined): number => {
     let used = 0;
     let from = start;
     let end = start;
-    for (const c of cuts) {
-      used += countTokens(text.slice(from, c));
+    for (let i = firstAfter(cuts, start); ; i++) {
+      const c = i < cuts.length ? cuts[i]! : text.length;
+      const known = counted !== undefined && from === (i === 0 ? 0 : cuts[i - 1]);
+      used += known ? counted.sum[i + 1]! - counted.sum[i]! : countTokens(text.slice(from, c));
       if (used > left) break;
       end = from = c;
+      if (c === text.length) break;
     }
     // Segment counts can add up to a little less than the prefix's own count: step back until it fits.
     while (end > start && countTokens(text.slice(start, end)) > left) {
-      const before = cuts.filter((c) => c < end);
-      end = before.length ? before[before.length - 1]! : start;
+      const i = firstAfter(cuts, end - 1) - 1;
+      end = i >= 0 && cuts[i]! > start ? cuts[i]! : start;
     }
     return end;
   };
-  const blocks = fit(levels[0]!);
+  const blocks = fit(levels[0], plan);
   if (blocks - start > 0 && countTokens(text.slice(start, blocks)) >= FILL * left) return blocks;
-  const lines = fit(levels[1]!);
+  const lines = fit(levels[1], undefined);
   if (lines > start) return Math.max(lines, blocks);
   // Nothing whole fits. Inside a code block or a paragraph only when it could never fit in a part.
   if (!fresh) return start;
-  const words = fit(levels[2]!);
-  return words > start ? words : (levels[2]![0] ?? text.length);
+  const words = fit(levels[2], undefined);
+  return words > start ? words : (levels[2][firstAfter(levels[2], start)] ?? text.length);
 }
 
 function arrayPrefix(items: unknown[], start: number, left: number, fresh: boolean): number {
@@ -100,8 +168,8 @@ export function readPart(
     const value = data[f];
     const start = i === from.format ? from.offset : 0;
     const rest = restOf(value, start);
-    const n = countTokens(textOf(rest));
-    if (n <= left) {
+    const n = countWithin(textOf(rest), left);
+    if (n !== undefined) {
       out[f] = rest;
       left -= n;
       tokens += n;
@@ -120,7 +188,7 @@ export function readPart(
       tokens += countTokens(textOf(piece));
     } else if (whole && end > start) {
       out[f] = value;
-      tokens += n;
+      tokens += countValueTokens(value);
     }
     const doneWithF = whole
       ? end > start
@@ -148,7 +216,14 @@ function remainingFrom(
   next: Position,
 ): number {
   let n = 0;
-  for (let i = next.format; i < formats.length; i++)
-    n += countTokens(textOf(restOf(data[formats[i]!], i === next.format ? next.offset : 0)));
+  for (let i = next.format; i < formats.length; i++) {
+    const f = formats[i]!;
+    const value = data[f];
+    const offset = i === next.format ? next.offset : 0;
+    if (offset === 0) n += countValueTokens(value);
+    else if (typeof value === "string" && value.length >= PLAN_MIN_CHARS)
+      n += Math.max(0, countValueTokens(value) - tokensBefore(planOf(f, value), value, offset));
+    else n += countTokens(textOf(restOf(value, offset)));
+  }
   return n;
 }

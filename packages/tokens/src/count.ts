@@ -1,4 +1,4 @@
-import { countTokens as count } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens as count, isWithinTokenLimit } from "gpt-tokenizer/encoding/o200k_base";
 
 /**
  * The encoding every count is made in: OpenAI's o200k_base (GPT-4o, GPT-4.1, o-series), from
@@ -12,6 +12,13 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 
 export function countTokens(text: string): number {
   return text.length === 0 ? 0 : count(text, PLAIN);
+}
+
+/** The tokens of `text` when they are at most `limit`, else undefined: stops counting past the limit. */
+export function countWithin(text: string, limit: number): number | undefined {
+  if (text.length === 0) return 0;
+  const n = isWithinTokenLimit(text, limit, PLAIN);
+  return n === false ? undefined : n;
 }
 
 /** A format's value as a model reads it: a string as it is, anything else as its JSON. */

@@ -154,4 +154,26 @@ describe("token budgets", () => {
     for (const p of readAll(["markdown"], { markdown: md }, 300).slice(0, -1))
       assert.ok((p.data.markdown as string).endsWith("|\n"));
   });
+
+  it("a page of many parts is read the same twice, each part within budget, with what remains told within 1%", () => {
+    const md = longPage(400);
+    const links = Array.from({ length: 50 }, (_, i) => `https://x.test/${i}`);
+    const data = { markdown: md, links };
+    const first = readAll(["markdown", "links"], data, 2_000);
+    assert.ok(first.length > 20, `${first.length} parts`);
+    assert.equal(first.map((p) => p.data.markdown ?? "").join(""), md);
+    assert.deepEqual(first.at(-1)?.data.links, links);
+    let read = "";
+    for (const p of first) {
+      assert.ok(p.tokens <= 2_000, `${p.tokens} tokens`);
+      read += (p.data.markdown as string | undefined) ?? "";
+      if (!p.rest) continue;
+      const exact = countTokens(md.slice(read.length)) + countTokens(JSON.stringify(links));
+      assert.ok(
+        Math.abs(p.rest.remainingTokens - exact) <= exact / 100 + 2,
+        `${p.rest.remainingTokens} vs ${exact}`,
+      );
+    }
+    assert.deepEqual(readAll(["markdown", "links"], { markdown: `${md}`, links }, 2_000), first);
+  });
 });
