@@ -1,6 +1,7 @@
 /**
  * Pages that behave like the live web, on two origins (two ports of 127.0.0.1), for the tests of
- * `wait.until: auto`, client-side redirects, scrolling, shadow DOM, frames and overlays.
+ * `wait.until: auto`, client-side redirects, scrolling (the window's and panels', panels.ts), shadow DOM,
+ * frames and overlays.
  *
  *   const web = await startLiveWeb();
  *   web.a("/late-timer")   // http://127.0.0.1:<port A>/late-timer
@@ -13,6 +14,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { cmpScript, REAL_CMPS, type RealCmp } from "./consent-platforms.ts";
+import { chatPanel, noPanels, scrollEventPanel, shadowPanel, untouchablePanels } from "./panels.ts";
 
 export interface LiveWeb {
   /** A URL on the first origin. */
@@ -123,6 +125,13 @@ function routes(origin: string, other: string): Record<string, (req: IncomingMes
   }).observe(document.getElementById("more"));
 </script>`,
       ),
+    // Lazy content in elements that scroll on their own (panels.ts). ?pages=0: an endless chat.
+    "/panel-chat": (req) =>
+      chatPanel(Number(new URL(req.url ?? "/", "http://x").searchParams.get("pages") ?? 4)),
+    "/panel-scroll-event": () => scrollEventPanel(),
+    "/panel-shadow": () => shadowPanel(),
+    "/panel-untouchable": () => untouchablePanels(),
+    "/panel-none": () => noPanels(),
     "/shadow": () =>
       page(
         "Shadow",
@@ -293,6 +302,13 @@ export async function startLiveWeb(): Promise<LiveWeb> {
     };
     if (path === "/api/items") return later(delay, () => json(["Fetched item one", "Fetched item two"]));
     if (path === "/api/more") return later(delay, () => json({ text: "Lazy section loaded from the API" }));
+    if (path === "/api/panel-items") {
+      const from = Number(url.searchParams.get("from") ?? 1);
+      const count = Number(url.searchParams.get("count") ?? 10);
+      const label = url.searchParams.get("label") ?? "Item";
+      return later(delay, () => json(Array.from({ length: count }, (_, i) => `${label} ${from + i}`)));
+    }
+    if (path === "/api/panel-touched") return json({ ok: true });
     if (path === "/poll") {
       // The first poll answers soon with the live content; the next ones hang like a quiet long-poll.
       if ((counts.get(path) ?? 0) === 1) return later(300, () => json({ text: "Live update one" }));

@@ -217,15 +217,22 @@ export const scrollOptions = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      "Scroll the page down in viewport steps before any format is taken, so content and images that load when scrolled into view are there; then back to the top",
+      "Scroll the page down in viewport steps before any format is taken, so content and images that load when scrolled into view are there; then back to the top. Then the same for the page's largest panels that scroll on their own (a feed or a chat pane with overflow auto), each put back where it was",
     ),
-  maxSteps: z.int().min(1).max(100).default(20).describe("Viewport steps at most"),
+  maxSteps: z
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .describe("Viewport steps at most, for the page and again for each scrolling panel"),
   budget: z
     .int()
     .min(100)
     .max(30_000)
     .default(4_000)
-    .describe("Milliseconds of scrolling at most; an endless feed stops here"),
+    .describe(
+      "Milliseconds of scrolling at most, the page's and its panels' together; an endless feed stops here",
+    ),
 });
 
 /** The latest cookie expiry Playwright takes: 9999-12-31T23:59:59Z, in seconds. */

@@ -231,6 +231,16 @@ export const pageMetadata = z.object({
       height: z.int().describe("The page's height in CSS pixels after scrolling"),
       complete: z.boolean().describe("The bottom was reached and the page stopped growing"),
       ms: z.int(),
+      panels: z
+        .object({
+          count: z.int().describe("Panels found (the largest few)"),
+          steps: z.int().describe("Panel-height steps scrolled, all panels together"),
+          complete: z.boolean().describe("Every panel reached its end and stopped growing"),
+        })
+        .optional()
+        .describe(
+          "Elements that scroll on their own (a feed, a chat pane) scrolled to their end after the page; absent when the page has none",
+        ),
     })
     .optional()
     .describe("How far the page was scrolled to load lazy content (absent when no scrolling was needed)"),

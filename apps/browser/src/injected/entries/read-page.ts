@@ -1,11 +1,14 @@
-import { scrollHooks } from "../lib/scroll-hooks.ts";
+import { reactsToScrolling } from "../lib/scroll-panels.ts";
 import { type SettleState, settleApi } from "../lib/settle/api.ts";
 
 /** What readPage is asked: the settle state, the scroll check, or both. */
 export interface PageRead {
   /** Read the settle state; a fetch, XHR or stream older than `youngMs` is not waited for. */
   settle?: { youngMs: number };
-  /** Ask whether scrolling may change the page; with `anyPage`, every page taller than its viewport may. */
+  /**
+   * Ask whether scrolling (the window or a panel of the page) may change the page; with `anyPage`, every
+   * page taller than its viewport may.
+   */
   scroll?: { anyPage: boolean };
 }
 
@@ -22,11 +25,11 @@ export interface PageReadAnswer {
 /**
  * In the page, in one call: the settle bookkeeping's state (entries/settle-init.ts; `state` is null when
  * the document has none) when `settle` is given, and when `scroll` is given, whether scrolling the page
- * may load or build content (`mayScroll`). A page that fits its viewport cannot be scrolled
- * (page/scroll.ts reports nothing for it either). With `anyPage`, every taller page may; else a lazy
- * iframe loads when scrolled near (its content is composed into markdown); with the hooks script
- * (entries/scroll-hooks-init.ts), any hook counts; without it, any script that runs, or an inline scroll
- * handler, does.
+ * may load or build content (`mayScroll`): when script on it may react to scrolling (lib/scroll-panels.ts,
+ * reactsToScrolling: a lazy iframe, an inline scroll handler, any hook counted by the hooks script), and
+ * with `anyPage`, every page taller than its viewport. A page that fits its viewport has no window to
+ * scroll, but may have scrolling panels (a feed, a chat pane) whose script loads more: page/scroll.ts looks
+ * for them, and reports nothing when it finds none.
  */
 export default function readPage({ settle, scroll }: PageRead): PageReadAnswer {
   const out: PageReadAnswer = {};
@@ -37,18 +40,7 @@ export default function readPage({ settle, scroll }: PageRead): PageReadAnswer {
   }
   if (scroll) {
     const height = document.documentElement?.scrollHeight ?? 0;
-    const hooks = scrollHooks();
-    out.mayScroll =
-      height <= innerHeight + 2
-        ? false
-        : scroll.anyPage || document.querySelector('iframe[loading="lazy" i], [onscroll], [onwheel]')
-          ? true
-          : hooks
-            ? hooks.hooks > 0
-            : Array.from(document.scripts).some(
-                (s) =>
-                  !s.type || /^(module|(text|application)\/(x-)?(java|ecma)script)$/i.test(s.type.trim()),
-              );
+    out.mayScroll = (scroll.anyPage && height > innerHeight + 2) || reactsToScrolling();
   }
   return out;
 }

@@ -1,0 +1,5 @@
+// Generated from ../entries/lazy-panel-scroll.ts by `npm run build:injected -w @browserfleet/browser`. Do not edit.
+import type run from "../entries/lazy-panel-scroll.ts";
+import { inPage } from "../in-page.ts";
+
+export default inPage<typeof run>("lazy-panel-scroll", "(...a)=>{var __bfEntry=(()=>{var l=Object.defineProperty;var i=Object.getOwnPropertyDescriptor;var s=Object.getOwnPropertyNames;var c=Object.prototype.hasOwnProperty;var a=(e,t)=>{for(var r in t)l(e,r,{get:t[r],enumerable:!0})},b=(e,t,r,n)=>{if(t&&typeof t==\"object\"||typeof t==\"function\")for(let o of s(t))!c.call(e,o)&&o!==r&&l(e,o,{get:()=>t[o],enumerable:!(n=i(t,o))||n.enumerable});return e};var p=e=>b(l({},\"__esModule\",{value:!0}),e);var m={};a(m,{default:()=>h});function h(e,t){let n={height:e.scrollHeight,bottom:e.scrollTop+e.clientHeight,top:e.scrollTop};return t===\"step\"?e.scrollTo({top:e.scrollTop+e.clientHeight,behavior:\"instant\"}):t!==\"where\"&&e.scrollTo({top:t.restore,behavior:\"instant\"}),n}return p(m);})();return __bfEntry.default(...a)}");
