@@ -146,6 +146,46 @@ describe("content that loads on scroll", () => {
   });
 });
 
+describe("content that loads in panels that scroll on their own (a chat pane, a feed)", () => {
+  test("a chat pane watched by an IntersectionObserver rooted at it is read to its end; metadata says so", async () => {
+    const r = await markdownOf("/panel-chat?pages=4");
+    assert.match(r.data.markdown, /Chat message 10\b/);
+    assert.match(r.data.markdown, /Chat message 40\b/);
+    assert.equal(r.metadata.scroll.steps, 0, "the window itself does not scroll");
+    assert.equal(r.metadata.scroll.panels.count, 1);
+    assert.equal(r.metadata.scroll.panels.complete, true);
+  });
+
+  test("a panel that loads on its own scroll event, and one in an open shadow root", async () => {
+    assert.match((await markdownOf("/panel-scroll-event")).data.markdown, /Order 40\b/);
+    assert.match((await markdownOf("/panel-shadow")).data.markdown, /Support reply 30\b/);
+  });
+
+  test("an endless chat stops at the step bound and the scrape answers", async () => {
+    const r = await scrape({ url: web.a("/panel-chat?pages=0"), scroll: { maxSteps: 3 } });
+    assert.equal(r.metadata.scroll.panels.steps, 3);
+    assert.equal(r.metadata.scroll.panels.complete, false);
+    assert.match(r.data.markdown, /Chat message 11\b/, "the chat grew while it was scrolled");
+  });
+
+  test("scroll.enabled false leaves the panel as it loaded", async () => {
+    const r = await scrape({ url: web.a("/panel-chat?pages=4"), scroll: { enabled: false } });
+    assert.match(r.data.markdown, /Chat message 10\b/);
+    assert.doesNotMatch(r.data.markdown, /Chat message 11\b/);
+    assert.equal(r.metadata.scroll, undefined);
+  });
+
+  test("small, hidden or clipped panels and a page without panels are not scrolled", async () => {
+    const widgets = await markdownOf("/panel-untouchable");
+    assert.match(widgets.data.markdown, /The dashboard is ready/);
+    assert.equal(widgets.metadata.scroll, undefined);
+    const plain = await markdownOf("/panel-none");
+    assert.match(plain.data.markdown, /Nothing here scrolls on its own/);
+    assert.equal(plain.metadata.scroll, undefined);
+    assert.equal(web.hits("/api/panel-touched"), 0, "no scroll handler of theirs ran");
+  });
+});
+
 describe("shadow DOM and frames in every text format", () => {
   test("markdown, html, links and elements reach open shadow roots, with slotted children where the slots are", async () => {
     const r = await scrape({
