@@ -610,6 +610,28 @@ describe("clearOverlays on live pages (Chromium)", () => {
     await page.close();
   });
 
+  it("a pass that outlasts the bound (a loaded machine) still reports what it hid", async () => {
+    const page = await open("/newsletter");
+    await page.locator(".nl-modal").waitFor();
+    // The page's first style read blocks for 400 ms: the pass starts in time and ends past its 150 ms bound.
+    await page.evaluate(() => {
+      const read = window.getComputedStyle;
+      let first = true;
+      window.getComputedStyle = (el: Element, pseudo?: string | null) => {
+        if (first) {
+          first = false;
+          const until = Date.now() + 400;
+          while (Date.now() < until) {}
+        }
+        return read(el, pseudo);
+      };
+    });
+    const r = await clearOverlays(page, { timeoutMs: 150 });
+    assert.equal(await page.locator(".nl-modal").isVisible(), false, "the pass hid the popup");
+    assert.equal(r.hidden, 2, "and metadata says so");
+    await page.close();
+  });
+
   it("a modal that made the page inert and aria-hidden: the page comes back", async () => {
     const page = await open("/newsletter?inert=1");
     await page.locator(".nl-modal").waitFor();

@@ -61,6 +61,8 @@ const CLICK_MS = 500;
 const SETTLE_MS = 300;
 /** Kept back from clicking for the final pass that hides. */
 const RESERVE_MS = 150;
+/** Past the bound, how long what a late pass or click did may still be read (only when the bound was hit). */
+const LATE_MS = 1_000;
 
 /** Resolves to undefined when `ms` pass first or the promise rejects; never rejects. */
 async function bounded<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
@@ -103,9 +105,29 @@ export async function clearOverlays(
   const left = () => deadline - performance.now();
   const result: ClearOverlaysResult = { dismissed: [], hidden: 0 };
   const token = Math.random().toString(36).slice(2, 10);
-  const pass = (frame: Frame, args: Omit<PassArgs, "token" | "deadline">): Promise<PassResult | undefined> =>
-    bounded(frame.evaluate(overlayPass, { ...args, token, deadline: Date.now() + left() }), left());
-  const click = async (frame: Frame): Promise<boolean> => {
+  // A pass or a click the bound gave up on may still act in the page (a loaded machine): what it did is
+  // read once more at the end, within LATE_MS, so metadata does not leave out a banner that went.
+  let latePass: Promise<PassResult | undefined> | undefined;
+  let lateClick: { frame: Frame; name: string } | undefined;
+  const pass = async (
+    frame: Frame,
+    args: Omit<PassArgs, "token" | "deadline">,
+  ): Promise<PassResult | undefined> => {
+    // Before the pass that would take its mark off the button.
+    await readLateClick();
+    const running = frame.evaluate(overlayPass, { ...args, token, deadline: Date.now() + left() });
+    const r = await bounded(running, left());
+    if (r === undefined) latePass = running.catch(() => undefined);
+    return r;
+  };
+  const readLateClick = async (): Promise<void> => {
+    const late = lateClick;
+    lateClick = undefined;
+    if (!late || late.frame.isDetached()) return;
+    const still = await bounded(late.frame.locator(`[${TARGET_MARK}="${token}"]`).count(), LATE_MS);
+    if (still === 0) result.dismissed.push(late.name);
+  };
+  const click = async (frame: Frame, name: string): Promise<boolean> => {
     const target = frame.locator(`[${TARGET_MARK}="${token}"]`);
     try {
       let clicked = false;
@@ -120,6 +142,7 @@ export async function clearOverlays(
       const present =
         clicked || left() < RESERVE_MS + 50 ? undefined : await bounded(target.count(), left() - RESERVE_MS);
       if (present === 0) clicked = true;
+      if (!clicked && present === undefined) lateClick = { frame, name };
       const direct = Math.min(CLICK_MS, left() - RESERVE_MS);
       if (!clicked && present !== undefined && direct > 50)
         clicked =
@@ -147,7 +170,7 @@ export async function clearOverlays(
       result.hidden += r.hidden;
       if (r.target) {
         clicks++;
-        if (await click(main)) {
+        if (await click(main, r.target.name)) {
           result.dismissed.push(r.target.name);
           acted = true;
         }
@@ -164,7 +187,7 @@ export async function clearOverlays(
           const fr = await pass(frame, { mode: "frame", allowClick: true, framesDone: true, acted });
           if (!fr?.target) continue;
           clicks++;
-          if (await click(frame)) {
+          if (await click(frame, frameLabel(ref))) {
             result.dismissed.push(frameLabel(ref));
             acted = true;
           }
@@ -175,6 +198,11 @@ export async function clearOverlays(
     }
   } catch {
     // A page that closed or navigated: report what was done.
+  }
+  await readLateClick();
+  if (latePass) {
+    const r = await bounded(latePass, LATE_MS);
+    if (r) result.hidden += r.hidden;
   }
   return result;
 }
