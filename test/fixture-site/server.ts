@@ -48,6 +48,7 @@ import {
 } from "./pages.ts";
 import type { ExtraRoutes, Reply } from "./reply.ts";
 import { sitemapsRoutes } from "./sitemaps.ts";
+import { tabsDialogsRoutes } from "./tabs-dialogs.ts";
 
 export interface FixtureSiteOptions {
   /** Port to listen on; 0 (default) picks a free port. */
@@ -95,7 +96,7 @@ function queryOf(target: string): URLSearchParams {
   return new URLSearchParams(target.slice(q + 1, hash < 0 ? undefined : hash));
 }
 
-const EXTRA_ROUTES: ExtraRoutes[] = [documentsRoutes, sitemapsRoutes, crawlSiteRoutes];
+const EXTRA_ROUTES: ExtraRoutes[] = [documentsRoutes, sitemapsRoutes, crawlSiteRoutes, tabsDialogsRoutes];
 
 const html = (body: string, status = 200, headers?: Record<string, string>): Reply => ({
   status,

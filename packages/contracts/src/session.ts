@@ -25,6 +25,13 @@ const target = cssSelector();
 /** A session's id as the api gave it out: one line. */
 export const sessionId = () => text(LINE).min(1).max(200);
 
+/** The most tabs a session holds open at once; a tab a page opens past it is closed at once (see blockedTabs). */
+export const MAX_TABS = 8;
+/** The most characters of a dialog's message or default value reported; longer ones are cut with "…". */
+export const MAX_DIALOG_TEXT = 1000;
+/** A tab's id in a session: t1 for the first, then t2, t3, ... in the order they opened, never reused. */
+export const TAB_ID = /^t[1-9]\d{0,5}$/;
+
 export const action = z.union([
   z.strictObject({
     type: z.strictObject({ ref: target, text: text(TEXT).max(100_000), submit: z.boolean().optional() }),
@@ -65,6 +72,38 @@ export const action = z.union([
   z.strictObject({ uncheck: z.strictObject({ ref: target }) }),
   z.strictObject({ navigate: z.strictObject({ url: httpUrl }) }),
   z.strictObject({ back: z.strictObject({}) }),
+  z.strictObject({
+    dialog: z
+      .strictObject({
+        accept: z.boolean().describe("true: accept (OK) the dialog; false: dismiss it (Cancel)"),
+        promptText: text(TEXT)
+          .max(10_000)
+          .optional()
+          .describe("What a prompt() accepted this way answers; default its own default value"),
+      })
+      .describe(
+        "How the next dialog (alert, confirm, prompt, beforeunload) that opens in this act is answered, instead of its default (alert accepted, confirm dismissed, prompt dismissed, beforeunload accepted). Give it before the action that opens the dialog; several in a row answer that many dialogs in turn. An answer no dialog used ends with the act",
+      ),
+  }),
+  z.strictObject({
+    tab: z
+      .strictObject({
+        id: z
+          .union([z.string().regex(TAB_ID), z.literal("newest")])
+          .describe(
+            "A tab's id from the result's tabs (t1 is the tab the session opened on), or newest: the tab opened most recently",
+          ),
+        close: z
+          .boolean()
+          .optional()
+          .describe(
+            "true: close that tab instead of switching to it. Closing the active tab makes active the tab that opened it if it is still open, else the tab active before it. The last tab cannot be closed: close the session instead",
+          ),
+      })
+      .describe(
+        "Switch to another tab of the session (a link with target=_blank, window.open or a popup opens one; the result's tabs lists them), or close one. The following actions, and the formats of the result, are of the active tab; refs from a tab's controls map work only while that tab is active",
+      ),
+  }),
 ]);
 export type Action = z.infer<typeof action>;
 /** The action forms (the one key of each action object), in the contract's order. */
@@ -105,6 +144,55 @@ export const actionOutcome = z.object({
 });
 export type ActionOutcome = z.infer<typeof actionOutcome>;
 
+export const tabInfo = z.object({
+  id: z.string().describe("Use it in a tab action: {tab:{id}}"),
+  url: z.string(),
+  title: z.string(),
+  active: z.boolean().describe("The tab actions and formats are of; exactly one is"),
+  new: z.boolean().optional().describe("true: opened since the previous result"),
+  openedBy: z.string().optional().describe("The tab whose page opened this one"),
+});
+export type TabInfo = z.infer<typeof tabInfo>;
+
+export const DIALOG_KINDS = ["alert", "confirm", "prompt", "beforeunload"] as const;
+
+export const dialogSeen = z.object({
+  kind: z.enum(DIALOG_KINDS),
+  message: z.string().describe(`Its text, cut to ${MAX_DIALOG_TEXT} characters`),
+  defaultValue: z.string().optional().describe("A prompt's default value"),
+  answer: z.enum(["accepted", "dismissed"]),
+  promptText: z.string().optional().describe("What an accepted prompt answered"),
+  by: z
+    .enum(["default", "action"])
+    .describe("default: the documented default answer; action: a dialog action's answer"),
+  tab: z.string().describe("The tab it opened in"),
+  during: z
+    .int()
+    .optional()
+    .describe(
+      "Index of the action during which it opened; absent when it opened between calls or while the page was read",
+    ),
+});
+export type DialogSeen = z.infer<typeof dialogSeen>;
+
+const dialogsField = z
+  .array(dialogSeen)
+  .optional()
+  .describe(
+    "Every dialog (alert, confirm, prompt, beforeunload) that opened since the previous result, in order, and how it was answered; absent when none did. Defaults: alert accepted, confirm dismissed, prompt dismissed, beforeunload accepted (the navigation goes on); a dialog action answers otherwise. No dialog is left open",
+  );
+const tabsField = z
+  .array(tabInfo)
+  .describe(
+    `The session's open tabs, in the order they opened. A page that opens a tab (target=_blank, window.open) does not switch to it: use {tab:{id}}. At most ${MAX_TABS} tabs are open at once`,
+  );
+const blockedTabsField = z
+  .array(z.string())
+  .optional()
+  .describe(
+    `URLs of tabs the page tried to open while ${MAX_TABS} were open; each was closed at once. Close a tab to make room`,
+  );
+
 export const sessionMetadata = pageMetadata
   .pick({
     url: true,
@@ -133,6 +221,9 @@ export const sessionResponse = z.object({
   sessionId: z.string(),
   data: z.record(z.string(), z.unknown()).describe("One key per requested format that succeeded"),
   errors: z.record(z.string(), formatError),
+  tabs: tabsField.optional(),
+  dialogs: dialogsField,
+  blockedTabs: blockedTabsField,
   metadata: sessionMetadata,
 });
 export type SessionResponse = z.infer<typeof sessionResponse>;
@@ -191,6 +282,9 @@ export const actResponse = z.object({
     .describe("The requested formats of the state after acting (without controls when changesOnly is true)"),
   changes: pageChanges.optional(),
   errors: z.record(z.string(), formatError),
+  tabs: tabsField.optional(),
+  dialogs: dialogsField,
+  blockedTabs: blockedTabsField,
   metadata: sessionMetadata,
 });
 export type ActResponse = z.infer<typeof actResponse>;

@@ -59,7 +59,7 @@ export const act = defineOperation({
     name: "web_act",
     title: "Act in a browser session",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    description: `Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}. Refs come from the latest controls map; the first failing action stops the run. Returns what ran and the page's formats afterwards. ${actPrice.brief}. Keyless callers get ${allowance.limit} free actions in all.`,
+    description: `Run 1 to 25 actions in order in an open session, e.g. {type:{ref,text}}, {press:'Enter'}, {click:{ref}}, {select:{ref,values}}, {wait:{text}}, {scroll:{}}, {navigate:{url}}, {back:{}}, {dialog:{accept,promptText}} (answers the next alert/confirm/prompt), {tab:{id}} (switch to a tab a link or window.open opened; close:true closes it). Refs come from the latest controls map of the active tab; the first failing action stops the run. Returns what ran, the open tabs, the dialogs answered and the page's formats afterwards. ${actPrice.brief}. Keyless callers get ${allowance.limit} free actions in all.`,
   },
   run: (ctx, req, call) => paidAct(ctx, req, call.caller),
 });

@@ -4,7 +4,7 @@ import elementScrollBy from "../injected/generated/element-scroll-by.ts";
 import selectOptions from "../injected/generated/select-options.ts";
 import windowScrollBy from "../injected/generated/window-scroll-by.ts";
 import { ActionError, isTimeout, messageOf, shortReason } from "./action-errors.ts";
-import { type ActionCtx, onElement, stepTimeout, target } from "./targets.ts";
+import { type ActionCtx, onElement, type SessionControls, stepTimeout, target } from "./targets.ts";
 import { selectForTyping } from "./type-ready.ts";
 import { runWait } from "./wait-action.ts";
 
@@ -134,7 +134,20 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     );
   },
   wait: runWait,
+  dialog: async (_page, answer, ctx) => {
+    sessionOf(ctx, "dialog").answerNextDialog(answer);
+  },
+  tab: async (_page, { id, close }, ctx) => {
+    const session = sessionOf(ctx, "tab");
+    if (close) await session.closeTab(id, ctx.deadline);
+    else await session.switchTab(id, ctx.deadline);
+  },
 };
+
+function sessionOf(ctx: ActionCtx, kind: string): SessionControls {
+  if (!ctx.session) throw new ActionError("unavailable", `${kind} actions run only in a session`);
+  return ctx.session;
+}
 
 export function actionKind(a: Action): ActionKind {
   return Object.keys(a)[0] as ActionKind;

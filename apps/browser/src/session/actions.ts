@@ -5,7 +5,18 @@ import type { PageState, Seen } from "../page/settle.ts";
 import { ActionError, actionErrorOf, oneLine } from "./action-errors.ts";
 import { type ActionDone, actionKind, handlerOf } from "./action-handlers.ts";
 import { withSettle } from "./settle.ts";
-import type { ActionCtx } from "./targets.ts";
+import { withLocalRef } from "./tabs.ts";
+import type { ActionCtx, SessionControls } from "./targets.ts";
+
+/** A session's tabs and dialogs as a run of actions uses them. */
+export interface ActSession extends SessionControls {
+  /** The active tab's page: each action runs on the page active when it starts. */
+  activePage(): Page;
+  activeTab(): string;
+  openTabs(): string[];
+  /** Which action is running (undefined: none), for the dialogs it opens. */
+  actionStarted(index: number | undefined): void;
+}
 
 export interface RunActionsOptions<S = unknown> {
   /** The most the whole run may take (ms); an action that would start past it fails with code "timeout" and the rest are skipped. */
@@ -21,10 +32,17 @@ export interface RunActionsOptions<S = unknown> {
   speculate?: () => Promise<S | undefined>;
   /** What the last read of the page before the run found (see withSettle). */
   seen?: Seen;
+  /**
+   * In a session: its tabs (each action runs on the active tab's page, and a ref must be of that tab) and
+   * its dialogs (the tab and dialog actions).
+   */
+  session?: ActSession;
 }
 
 /** Actions after which the page is still on its way: nothing to read at once. */
-const NOT_SPECULATED = new Set(["wait", "navigate", "back"]);
+const NOT_SPECULATED = new Set(["wait", "navigate", "back", "tab", "dialog"]);
+/** Actions that do nothing on the page, so nothing to wait for after them. */
+const NOT_SETTLED = new Set(["wait", "tab", "dialog"]);
 
 /**
  * Whether the wait for the page's handlers after this action may be skipped when the page has asked for
@@ -41,7 +59,7 @@ const BUDGET_SLACK_MS = 500;
 
 /** Run the actions in order on the page; the first failure stops the run and skips the rest. */
 export async function runActions<S = unknown>(
-  page: Page,
+  firstPage: Page,
   proxy: GuardProxy,
   actions: Action[],
   opts: RunActionsOptions<S>,
@@ -60,12 +78,20 @@ export async function runActions<S = unknown>(
   let seen = opts.seen;
   const outcomes: ActionOutcome[] = [];
   let stoppedAt: number | null = null;
+  const session = opts.session;
   // Every main-frame navigation hop of the current action, to explain a refused one.
   let hops: Request[] = [];
+  let page = firstPage;
   const onRequest = (r: Request) => {
     if (r.isNavigationRequest() && r.frame() === page.mainFrame()) hops.push(r);
   };
-  page.on("request", onRequest);
+  let listening: Page | undefined;
+  const listenTo = (p: Page) => {
+    if (listening === p) return;
+    listening?.off("request", onRequest);
+    p.on("request", onRequest);
+    listening = p;
+  };
   try {
     for (const [index, a] of actions.entries()) {
       const action = actionKind(a);
@@ -86,6 +112,9 @@ export async function runActions<S = unknown>(
         });
         continue;
       }
+      page = session?.activePage() ?? firstPage;
+      listenTo(page);
+      session?.actionStarted(index);
       hops = [];
       state = undefined;
       speculated = undefined;
@@ -98,10 +127,11 @@ export async function runActions<S = unknown>(
         const quietSeen = mayStartNavigation(a) ? undefined : seen;
         const done = await runOne(
           page,
-          a,
+          session ? withLocalRef(a, session.activeTab(), session.openTabs()) : a,
           {
             deadline,
             actionTimeoutMs: opts.actionTimeoutMs ?? DEFAULT_ACTION_TIMEOUT_MS,
+            ...(session ? { session } : {}),
             // Between actions only: after the last, the page's state is read for the result anyway.
             ...(quietSeen && !last ? { seen: quietSeen } : {}),
           },
@@ -133,7 +163,8 @@ export async function runActions<S = unknown>(
       } else outcomes.push({ index, action, status: "ok", ms });
     }
   } finally {
-    page.off("request", onRequest);
+    listening?.off("request", onRequest);
+    session?.actionStarted(undefined);
   }
   return {
     outcomes,
@@ -155,8 +186,8 @@ async function runOne<S>(
   const { kind, args, run } = handlerOf(a);
   // Never reported ok having done nothing.
   if (!run) throw new ActionError("unavailable", `this browser worker cannot run ${kind} actions`);
-  // Waits settle nothing: they are the waiting.
-  if (kind === "wait") {
+  // Waits settle nothing: they are the waiting; tab and dialog actions do nothing on the page.
+  if (NOT_SETTLED.has(kind)) {
     await budgeted(run(page, args, ctx), ctx);
     return {};
   }

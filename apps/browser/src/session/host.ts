@@ -3,6 +3,7 @@ import {
   type ActResponse,
   describeIssues,
   type Format,
+  MAX_TABS,
   type SessionActMessage,
   type SessionActReply,
   type SessionCloseReply,
@@ -14,7 +15,7 @@ import {
   sessionActMessage,
 } from "@browserfleet/contracts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import type { ChromiumKeeper } from "../chromium.ts";
 import { errorOf, failureOf, isBrowserGone } from "../errors.ts";
 import type { Control } from "../formats/controls-tree.ts";
@@ -34,15 +35,19 @@ import {
   youngFor,
 } from "../page/settle.ts";
 import { ACT_QUIET_MS, ACT_SETTLE_MAX_MS } from "../settle-windows.ts";
-import { runActions } from "./actions.ts";
+import { type ActSession, runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
+import { SessionDialogs } from "./dialogs.ts";
 import { type QuietRead, quietRead } from "./quiet-read.ts";
+import { SessionTabs, shownRef } from "./tabs.ts";
 
 interface LiveSession {
   id: string;
   request: SessionRequest;
   context: BrowserContext;
-  page: Page;
+  /** Its tabs: actions and formats are of the active one. */
+  tabs: SessionTabs;
+  dialogs: SessionDialogs;
   openedAt: number;
   lastActiveAt: number;
   idleMs: number;
@@ -95,13 +100,20 @@ export class SessionHost {
     try {
       browser = await this.chromium.browser();
       context = await newTaskContext(browser, req);
+      // Before the first page: its tabs and dialogs are the session's from its first moment.
+      let lost = () => {};
+      const tabs = new SessionTabs(context, MAX_TABS, () => lost());
+      const dialogs = new SessionDialogs(context, (d) => tabs.idOf(d.page()) ?? tabs.activeId);
       const opened = await openPage(context, this.proxy, req);
       const { page, status } = opened;
       const outcome = await renderFormats(page, req, req.formats);
-      const session = this.#track(task, context, page, browser);
+      const session = this.#track(task, context, tabs, dialogs, browser);
+      lost = () => void session.end("browser_lost");
       session.shown = stateShown(outcome);
       const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
       this.metrics.sessionsOpened.inc();
+      const seen = dialogs.take();
+      const blocked = tabs.takeBlocked();
       return {
         ok: true,
         workerId: this.workerId,
@@ -110,6 +122,9 @@ export class SessionHost {
           sessionId: task.sessionId,
           data: outcome.data,
           errors: outcome.errors,
+          tabs: await tabs.opened(Date.now() + TABS_WAIT_MS).then(() => tabs.list()),
+          ...(seen.length ? { dialogs: seen } : {}),
+          ...(blocked.length ? { blockedTabs: blocked } : {}),
           metadata: {
             ...facts,
             statusCode: status,
@@ -145,7 +160,13 @@ export class SessionHost {
     );
   }
 
-  #track(task: SessionOpenTask, context: BrowserContext, page: Page, browser: Browser): LiveSession {
+  #track(
+    task: SessionOpenTask,
+    context: BrowserContext,
+    tabs: SessionTabs,
+    dialogs: SessionDialogs,
+    browser: Browser,
+  ): LiveSession {
     let endOnce: Promise<void> | undefined;
     let resolveEnded!: () => void;
     const now = Date.now();
@@ -153,7 +174,8 @@ export class SessionHost {
       id: task.sessionId,
       request: task.request,
       context,
-      page,
+      tabs,
+      dialogs,
       openedAt: now,
       lastActiveAt: now,
       idleMs: task.idleMs,
@@ -186,7 +208,6 @@ export class SessionHost {
     };
     const onBrowserGone = () => void s.end("browser_lost");
     browser.on("disconnected", onBrowserGone);
-    page.on("crash", () => void s.end("browser_lost"));
     s.subs.push(
       this.nc.subscribe(sessionSubject(s.id, "act"), { callback: (_e, msg) => this.#onAct(s, msg) }),
       this.nc.subscribe(sessionSubject(s.id, "close"), {
@@ -242,7 +263,7 @@ export class SessionHost {
       const speculate =
         rendered.length === 1 && rendered[0] === "controls"
           ? () =>
-              quietRead(s.page, {
+              quietRead(s.tabs.active, {
                 visibleOnly: s.request.controls?.visibleOnly ?? true,
                 limit: s.request.controls?.limit ?? 200,
                 youngMs: youngFor(actStart),
@@ -251,21 +272,38 @@ export class SessionHost {
                   s.request.overlays === "keep" || overlaysStillClear(s.overlaysClear, state),
               })
           : undefined;
-      const run = await runActions(s.page, this.proxy, m.actions, {
-        budgetMs: m.budgetMs,
-        onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
-        ...(speculate ? { speculate } : {}),
-        ...(s.seen ? { seen: s.seen } : {}),
-      });
+      const startTab = s.tabs.activeId;
+      let run: Awaited<ReturnType<typeof runActions<QuietRead>>>;
+      try {
+        run = await runActions(s.tabs.active, this.proxy, m.actions, {
+          budgetMs: m.budgetMs,
+          onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
+          ...(speculate ? { speculate } : {}),
+          ...(s.seen ? { seen: s.seen } : {}),
+          session: actSession(s),
+        });
+      } finally {
+        s.dialogs.endActions();
+      }
+      // Another tab's page: what the last read saw of the first one says nothing of it.
+      if (s.tabs.activeId !== startTab) {
+        delete run.state;
+        delete run.speculated;
+      }
       const { outcome, settle, title, seen } = run.speculated
         ? quietOutcome(run.speculated)
         : await this.#settleAndRender(s, run.state, actStart, rendered);
       s.seen = seen;
+      tabRefs(outcome, s.tabs.activeId);
       const now = stateShown(outcome);
       const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
       if (now) s.shown = now;
       if (m.changesOnly) delete outcome.data.controls;
-      const facts = await pageFacts(s.page, outcome, true, settle ? { settle } : {}, title);
+      const facts = await pageFacts(s.tabs.active, outcome, true, settle ? { settle } : {}, title);
+      await s.tabs.opened(Date.now() + TABS_WAIT_MS);
+      const tabs = await s.tabs.list();
+      const dialogs = s.dialogs.take();
+      const blocked = s.tabs.takeBlocked();
       s.lastActiveAt = Date.now();
       this.#arm(s);
       const result: ActResponse = {
@@ -276,6 +314,9 @@ export class SessionHost {
         data: outcome.data,
         ...(changes ? { changes } : {}),
         errors: outcome.errors,
+        tabs,
+        ...(dialogs.length ? { dialogs } : {}),
+        ...(blocked.length ? { blockedTabs: blocked } : {}),
         metadata: {
           ...facts,
           formats,
@@ -286,7 +327,7 @@ export class SessionHost {
       return { ok: true, result };
     } catch (err) {
       const { message } = errorOf(err);
-      if (s.page.isClosed() || isBrowserGone(message)) {
+      if (s.tabs.active.isClosed() || isBrowserGone(message)) {
         void s.end("browser_lost");
         return {
           ok: false,
@@ -314,7 +355,8 @@ export class SessionHost {
     rendered: readonly Format[],
   ): Promise<ActPage> {
     const settled = Date.now();
-    const settle = await settlePage(s.page, {
+    const page = s.tabs.active;
+    const settle = await settlePage(page, {
       deadline: settled + Math.min(ACT_SETTLE_MAX_MS, s.request.wait?.budget ?? defaultSettleBudget()),
       proxy: this.proxy,
       quietMs: ACT_QUIET_MS,
@@ -325,10 +367,10 @@ export class SessionHost {
     const unchanged = overlaysStillClear(s.overlaysClear, settle?.state);
     // The page is settled and no overlay will be cleared (which may change it): its title is read
     // beside the formats rather than after them.
-    const title = unchanged || s.request.overlays === "keep" ? s.page.title() : undefined;
+    const title = unchanged || s.request.overlays === "keep" ? page.title() : undefined;
     title?.catch(() => {});
     const outcome = await renderFormats(
-      s.page,
+      page,
       unchanged ? { ...s.request, overlays: "keep" } : s.request,
       rendered,
     );
@@ -349,6 +391,34 @@ export class SessionHost {
       ...(title ? { title } : {}),
     };
   }
+}
+
+/** The most a result waits for a tab its page asked to open (see SessionTabs.opened). */
+const TABS_WAIT_MS = 3000;
+
+/** What a run of actions may do to a session's tabs and dialogs. */
+function actSession(s: LiveSession): ActSession {
+  return {
+    activePage: () => s.tabs.active,
+    activeTab: () => s.tabs.activeId,
+    openTabs: () => s.tabs.ids(),
+    actionStarted: (index) => {
+      s.dialogs.during = index;
+    },
+    switchTab: (id, deadline) => s.tabs.switchTo(id, deadline),
+    closeTab: (id, deadline) => s.tabs.close(id, deadline),
+    answerNextDialog: (a) => s.dialogs.answerNext(a),
+  };
+}
+
+/**
+ * The refs of the controls map as the result shows them: another tab's than the first carry its id (t2e5),
+ * so a ref names its tab and one from another tab is refused rather than found on the wrong page.
+ */
+function tabRefs(outcome: FormatOutcome, tab: string): void {
+  const controls = outcome.data.controls as Control[] | undefined;
+  if (tab === "t1" || !controls) return;
+  outcome.data.controls = controls.map((c) => ({ ...c, ref: shownRef(tab, c.ref) }));
 }
 
 /** The page after an act: its formats, how the wait for it ended, and its title when read already. */

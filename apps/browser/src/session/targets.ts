@@ -19,6 +19,15 @@ export interface ActionCtx {
    * may let the wait between them be skipped (a type without Enter, see type-ready.ts).
    */
   seen?: Seen;
+  /** The session's tabs and dialogs, for the tab and dialog actions; absent outside a session. */
+  session?: SessionControls;
+}
+
+/** What the tab and dialog actions change in a session (see tabs.ts and dialogs.ts). */
+export interface SessionControls {
+  switchTab(id: string, deadline: number): Promise<void>;
+  closeTab(id: string, deadline: number): Promise<void>;
+  answerNextDialog(a: { accept: boolean; promptText?: string }): void;
 }
 
 /** A control to act on: a ref from the controls map, or a CSS selector. */
