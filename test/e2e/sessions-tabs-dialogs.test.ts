@@ -178,6 +178,29 @@ describe("dialogs in a session", () => {
     }
   });
 
+  test("dialogs while a page loads: a scrape dismisses them and goes on; a session open reports them", async () => {
+    const scraped = await stack.post(
+      "/web/v1/scrape",
+      { url: `${stack.site.url}/dialog-on-load`, formats: ["markdown"] },
+      auth(),
+    );
+    assert.equal(scraped.status, 200, JSON.stringify(scraped.body));
+    assert.match(scraped.body.data.markdown, /confirm dismissed, prompt dismissed/);
+    const s = await session("/dialog-on-load", ["markdown"]);
+    try {
+      assert.match(s.data.markdown, /confirm dismissed, prompt dismissed/);
+      assert.deepEqual(
+        s.dialogs.map((d: Json) => [d.kind, d.message, d.answer, d.by, d.tab, d.during]),
+        [
+          ["confirm", "Allow notifications?", "dismissed", "default", "t1", undefined],
+          ["prompt", "Your city?", "dismissed", "default", "t1", undefined],
+        ],
+      );
+    } finally {
+      await close(s.sessionId);
+    }
+  });
+
   test("bad dialog and tab actions are a 400 naming the field", async () => {
     const s = await session("/dialogs");
     try {

@@ -8,6 +8,7 @@
  *   /leave             an editor with a beforeunload handler once something is typed
  *   /tabs              a target=_blank link, a window.open button, one that opens 10 windows, and one
  *                      that opens a window on a blocked address (?blocked=<origin>)
+ *   /dialog-on-load    asks confirm() and prompt() while it loads and writes down the answers
  *   /tab-target        the page the new tabs show (?from=link|script); a button changes it, another closes it
  */
 import type { ExtraRoutes, Reply } from "./reply.ts";
@@ -78,6 +79,15 @@ export const tabsDialogsRoutes: ExtraRoutes = (path, query) => {
   switch (path) {
     case "/dialogs":
       return page("Items", DIALOGS);
+    case "/dialog-on-load":
+      return page(
+        "Asked on load",
+        `<h1>Asked on load</h1><p id="status"></p><script>
+const ok = confirm("Allow notifications?");
+const name = prompt("Your city?", "Paris");
+document.getElementById("status").textContent = "confirm " + (ok ? "accepted" : "dismissed") + ", prompt " + (name === null ? "dismissed" : name);
+</script>`,
+      );
     case "/leave":
       return page("Editor", LEAVE);
     case "/tabs":
