@@ -74,14 +74,19 @@ export async function scrollForLazyContent(
   return { ...win, ms: Date.now() - started, ...(panels?.count ? { panels } : {}) };
 }
 
-/** Waits for what a scroll step set going, as the settle after a navigation does, a step's share of the budget at most. */
-async function settleStep(page: Page, b: ScrollBounds): Promise<void> {
+/**
+ * Waits for what a scroll step set going, as the settle after a navigation does, STEP_SETTLE_MS at most.
+ * False when the whole budget ran out first: what the step started may still be on its way, so the page
+ * cannot be said to have stopped growing.
+ */
+async function settleStep(page: Page, b: ScrollBounds): Promise<boolean> {
   await nextFrame(page);
-  await settlePage(page, {
+  const done = await settlePage(page, {
     deadline: Math.min(b.deadline, Date.now() + STEP_SETTLE_MS),
     proxy: b.proxy,
     countImages: b.countImages,
   });
+  return done.reason === "quiet" || Date.now() < b.deadline;
 }
 
 async function scrollWindow(page: Page, b: ScrollBounds, height: number) {
@@ -91,10 +96,10 @@ async function scrollWindow(page: Page, b: ScrollBounds, height: number) {
     while (steps < b.maxSteps && Date.now() < b.deadline) {
       const before = await page.evaluate(lazyScrollStep);
       steps++;
-      await settleStep(page, b);
+      const settled = await settleStep(page, b);
       const after = await page.evaluate(lazyScrollWhere);
       height = after.height;
-      if (after.bottom >= after.height - 2 && after.height <= before.height) {
+      if (settled && after.bottom >= after.height - 2 && after.height <= before.height) {
         complete = true;
         break;
       }
@@ -146,9 +151,10 @@ async function scrollPanel(page: Page, panel: ElementHandle, b: ScrollBounds) {
       const before = await panel.evaluate(lazyPanelScroll, "step" as const);
       start ??= before.top;
       steps++;
-      await settleStep(page, b);
+      const settled = await settleStep(page, b);
       const after = await panel.evaluate(lazyPanelScroll, "where" as const);
       const grew = after.height > before.height;
+      if (!settled) break;
       if (after.bottom >= after.height - 2 && !grew) {
         complete = true;
         break;
