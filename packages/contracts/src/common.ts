@@ -104,7 +104,11 @@ export const truncation = z
   .object({
     format: format.optional().describe("The format cut inside; the next part starts where it stopped"),
     omitted: z.array(format).describe("Formats left out of this answer entirely; the next parts carry them"),
-    remainingTokens: z.int().describe("Tokens left for the next parts"),
+    remainingTokens: z
+      .int()
+      .describe(
+        "Tokens left for the next parts: exact up to 100,000 characters left in the cut format, estimated within a few percent beyond",
+      ),
     cursor: z
       .string()
       .optional()

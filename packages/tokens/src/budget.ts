@@ -49,6 +49,8 @@ interface Plan {
 }
 
 const PLAN_MIN_CHARS = 20_000;
+/** A rest up to this long is counted exactly for remainingTokens; a longer one is estimated from its plan. */
+const EXACT_REST_CHARS = 100_000;
 const PLANS_MAX_CHARS = 8 * 1024 * 1024;
 const plans = new Map<string, Map<string, Plan>>();
 let planChars = 0;
@@ -221,9 +223,14 @@ function remainingFrom(
     const value = data[f];
     const offset = i === next.format ? next.offset : 0;
     if (offset === 0) n += countValueTokens(value);
-    else if (typeof value === "string" && value.length >= PLAN_MIN_CHARS)
-      n += Math.max(0, countValueTokens(value) - tokensBefore(planOf(f, value), value, offset));
-    else n += countTokens(textOf(restOf(value, offset)));
+    else if (typeof value === "string" && value.length - offset > EXACT_REST_CHARS) {
+      // Blocks counted apart add up to more than the whole (html's `><` is one token, split it is two):
+      // the rest's share of the blocks, scaled to the whole's exact count.
+      const plan = planOf(f, value);
+      const blocks = plan.sum[plan.sum.length - 1]!;
+      const share = blocks > 0 ? (blocks - tokensBefore(plan, value, offset)) / blocks : 0;
+      n += Math.max(0, Math.round(share * countValueTokens(value)));
+    } else n += countTokens(textOf(restOf(value, offset)));
   }
   return n;
 }
