@@ -64,7 +64,7 @@ function toColumns(batch: readonly UsageRecord[]): Columns {
 
 /**
  * Usage rows are reporting, not money (the ledger is), so they are written in batches off the request
- * path: one multi-row insert per `flushMs` or per `maxBatch` rows. `close` writes what is left.
+ * path: one statement per `flushMs` or per `maxBatch` rows (insertUsage). `close` writes what is left.
  */
 export class UsageRecorder {
   #queue: UsageRecord[] = [];

@@ -9,7 +9,7 @@ import {
 import { type Database, schema } from "@browserfleet/db";
 import { and, eq, gt, gte, inArray, sql } from "drizzle-orm";
 import { Counter, type Registry } from "prom-client";
-import { cacheKeyFor, cacheKeysFor, cacheUrl, isCacheable } from "./cache-key.ts";
+import { cacheKeysFor, cacheUrl, isCacheable } from "./cache-key.ts";
 
 const { cacheEntries, jobPages } = schema;
 
@@ -273,6 +273,7 @@ export class RenderCache {
       const fromCache = new Set<string>(result.metadata.cached ?? []);
       const title = result.metadata.title ?? null;
       const rows: { key: string; format: Format; body: unknown; bytes: number }[] = [];
+      const keys = cacheKeysFor(req, [...new Set(req.formats)], scope);
       const seen = new Set<string>();
       for (const f of req.formats) {
         if (!FORMAT_SET.has(f) || fromCache.has(f) || !Object.hasOwn(result.data, f)) continue;
@@ -282,7 +283,7 @@ export class RenderCache {
         if (json === undefined) continue;
         const bytes = Buffer.byteLength(json, "utf8");
         if (bytes > this.#maxEntryBytes) continue;
-        const key = cacheKeyFor(req, f, scope);
+        const key = keys?.get(f);
         if (key === undefined || seen.has(key)) continue;
         seen.add(key);
         rows.push({ key, format: f, body, bytes });

@@ -41,48 +41,60 @@ const FILL = 0.5;
  * part (about 150 ms a part on a 1.5 MB page). Remembered by content, least recently used out first.
  */
 interface Plan {
+  format: string;
   levels: Cuts;
   /** Block cuts with 0 first and the text's length last. */
   at: number[];
   /** Tokens of text.slice(0, at[k]), as the sum of its blocks' counts. */
   sum: number[];
+  /** The whole text's count, once asked for. */
+  total?: number;
+  /** What it holds, its text included, in bytes (roughly: 2 a character, 8 a number). */
+  bytes: number;
 }
 
 const PLAN_MIN_CHARS = 20_000;
 /** A rest up to this long is counted exactly for remainingTokens; a longer one is estimated from its plan. */
 const EXACT_REST_CHARS = 100_000;
-const PLANS_MAX_CHARS = 8 * 1024 * 1024;
-const plans = new Map<string, Map<string, Plan>>();
-let planChars = 0;
+/** All plans together, texts included; a text whose plan alone is larger is planned again each part. */
+const PLANS_MAX_BYTES = 48 * 1024 * 1024;
+/** By text, least recently used first; a text read as another format is planned again. */
+const plans = new Map<string, Plan>();
+let planBytes = 0;
 
 function planOf(format: string, text: string): Plan {
-  let byText = plans.get(format);
-  const known = byText?.get(text);
-  if (known !== undefined && byText !== undefined) {
-    byText.delete(text);
-    byText.set(text, known);
+  const known = plans.get(text);
+  if (known !== undefined && known.format === format) {
+    plans.delete(text);
+    plans.set(text, known);
     return known;
   }
   const levels = (CUTS[format] ?? lineCuts)(text);
   const at = [0, ...levels[0], text.length];
   const sum = [0];
   for (let k = 1; k < at.length; k++) sum.push(sum[k - 1]! + countTokens(text.slice(at[k - 1], at[k])));
-  const plan = { levels, at, sum };
-  if (text.length <= PLANS_MAX_CHARS / 4) {
-    if (byText === undefined) {
-      byText = new Map();
-      plans.set(format, byText);
+  const numbers = levels[0].length + levels[1].length + levels[2].length + at.length + sum.length;
+  const plan: Plan = { format, levels, at, sum, bytes: 2 * text.length + 8 * numbers };
+  if (known !== undefined) {
+    plans.delete(text);
+    planBytes -= known.bytes;
+  }
+  if (plan.bytes <= PLANS_MAX_BYTES) {
+    plans.set(text, plan);
+    planBytes += plan.bytes;
+    for (const [k, old] of plans) {
+      if (planBytes <= PLANS_MAX_BYTES) break;
+      plans.delete(k);
+      planBytes -= old.bytes;
     }
-    byText.set(text, plan);
-    planChars += text.length;
-    for (const m of plans.values())
-      for (const k of m.keys()) {
-        if (planChars <= PLANS_MAX_CHARS) break;
-        m.delete(k);
-        planChars -= k.length;
-      }
   }
   return plan;
+}
+
+/** The whole text's exact count, counted once per plan. */
+function totalOf(plan: Plan, text: string): number {
+  plan.total ??= countTokens(text);
+  return plan.total;
 }
 
 /** The first index of sorted `cuts` whose value is greater than `after`. */
@@ -229,7 +241,7 @@ function remainingFrom(
       const plan = planOf(f, value);
       const blocks = plan.sum[plan.sum.length - 1]!;
       const share = blocks > 0 ? (blocks - tokensBefore(plan, value, offset)) / blocks : 0;
-      n += Math.max(0, Math.round(share * countValueTokens(value)));
+      n += Math.max(0, Math.round(share * totalOf(plan, value)));
     } else n += countTokens(textOf(restOf(value, offset)));
   }
   return n;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { countTokens as encoderCount } from "gpt-tokenizer/encoding/o200k_base";
 import { countTokens, countValueTokens, htmlCuts, markdownCuts, readPart } from "../src/index.ts";
 
 /** A long documentation page: headings, paragraphs, a list, code blocks, tables and links. */
@@ -175,5 +176,38 @@ describe("token budgets", () => {
       );
     }
     assert.deepEqual(readAll(["markdown", "links"], { markdown: `${md}`, links }, 2_000), first);
+  });
+
+  it("a run of thousands of characters without a space is counted in pieces, within a few percent", () => {
+    let seed = 3;
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const base64 = Array.from({ length: 12_000 }, () => alphabet[Math.floor(rnd() * 64)]).join("");
+    const text = `<img src="data:image/png;base64,${base64}"> and some words after it.`;
+    const exact = encoderCount(text);
+    assert.ok(Math.abs(countTokens(text) - exact) <= exact * 0.02, `${countTokens(text)} vs ${exact}`);
+    assert.equal(countTokens("a b c"), encoderCount("a b c"), "text without long runs is counted as it is");
+  });
+
+  it("html read in parts: what remains is told within 2% at every part, the parts give the html back", () => {
+    const html = `<main>${Array.from(
+      { length: 3_000 },
+      (_, i) =>
+        `<div class="row"><p>Row ${i} says <a href="/r/${i}">something</a> about <b>item ${i}</b>.</p></div>`,
+    ).join("\n")}</main>`;
+    assert.ok(html.length > 250_000);
+    const parts = readAll(["html"], { html }, 3_000);
+    assert.equal(parts.map((p) => p.data.html).join(""), html);
+    let read = 0;
+    for (const p of parts) {
+      read += (p.data.html as string).length;
+      if (!p.rest) continue;
+      const exact = countTokens(html.slice(read));
+      assert.ok(exact > 0 && p.rest.remainingTokens > 0, "never 0 while text is left");
+      assert.ok(
+        Math.abs(p.rest.remainingTokens - exact) <= exact * 0.02 + 2,
+        `${p.rest.remainingTokens} vs ${exact}`,
+      );
+    }
   });
 });
