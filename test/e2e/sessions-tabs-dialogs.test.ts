@@ -88,9 +88,17 @@ describe("dialogs in a session", () => {
       assert.equal(long.dialogs[0].message.length, 1000);
       assert.match(long.dialogs[0].message, /^x+…$/);
 
+      // More than a result lists: every one answered, the first 20 listed, the rest counted.
+      const many = await actOk(s.sessionId, [{ click: { ref: refOf(c, "button", "Many notices") } }]);
+      assert.match(many.data.markdown, /All notices seen/);
+      assert.equal(many.dialogs.length, 20);
+      assert.equal(many.dialogs[19].message, "Notice 20");
+      assert.equal(many.dialogsOmitted, 5);
+
       // The next act without a dialog lists none.
       const quiet = await actOk(s.sessionId, [{ scroll: {} }]);
       assert.equal(quiet.dialogs, undefined);
+      assert.equal(quiet.dialogsOmitted, undefined);
     } finally {
       await close(s.sessionId);
     }

@@ -26,6 +26,7 @@ const DIALOGS = `<h1>Items</h1>
 <button id="name" type="button">Set name</button>
 <button id="long" type="button">Long notice</button>
 <button id="two" type="button">Two questions</button>
+<button id="many" type="button">Many notices</button>
 <script>
 const status = document.getElementById("status");
 document.getElementById("notice").onclick = () => { alert("Saved: your changes are kept"); status.textContent = "Notice seen"; };
@@ -37,6 +38,10 @@ document.getElementById("name").onclick = () => {
   status.textContent = n === null ? "No name given" : "Hello, " + n;
 };
 document.getElementById("long").onclick = () => { alert("x".repeat(5000)); status.textContent = "Long notice seen"; };
+document.getElementById("many").onclick = () => {
+  for (let i = 1; i <= 25; i++) alert("Notice " + i);
+  status.textContent = "All notices seen";
+};
 document.getElementById("two").onclick = () => {
   const a = confirm("First?");
   const b = confirm("Second?");

@@ -29,6 +29,8 @@ export const sessionId = () => text(LINE).min(1).max(200);
 export const MAX_TABS = 8;
 /** The most characters of a dialog's message or default value reported; longer ones are cut with "…". */
 export const MAX_DIALOG_TEXT = 1000;
+/** Dialogs listed in one result; any more are answered and counted in dialogsOmitted. */
+export const MAX_DIALOGS_LISTED = 20;
 /** A tab's id in a session: t1 for the first, then t2, t3, ... in the order they opened, never reused. */
 export const TAB_ID = /^t[1-9]\d{0,5}$/;
 
@@ -181,6 +183,12 @@ const dialogsField = z
   .describe(
     "Every dialog (alert, confirm, prompt, beforeunload) that opened since the previous result, in order, and how it was answered; absent when none did. Defaults: alert accepted, confirm dismissed, prompt dismissed, beforeunload accepted (the navigation goes on); a dialog action answers otherwise. No dialog is left open",
   );
+const dialogsOmittedField = z
+  .int()
+  .optional()
+  .describe(
+    `Dialogs past the ${MAX_DIALOGS_LISTED} listed under dialogs since the previous result: answered like the others, not listed; absent when none`,
+  );
 const tabsField = z
   .array(tabInfo)
   .describe(
@@ -223,6 +231,7 @@ export const sessionResponse = z.object({
   errors: z.record(z.string(), formatError),
   tabs: tabsField.optional(),
   dialogs: dialogsField,
+  dialogsOmitted: dialogsOmittedField,
   blockedTabs: blockedTabsField,
   metadata: sessionMetadata,
 });
@@ -284,6 +293,7 @@ export const actResponse = z.object({
   errors: z.record(z.string(), formatError),
   tabs: tabsField.optional(),
   dialogs: dialogsField,
+  dialogsOmitted: dialogsOmittedField,
   blockedTabs: blockedTabsField,
   metadata: sessionMetadata,
 });

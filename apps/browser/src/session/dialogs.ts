@@ -1,4 +1,4 @@
-import { DIALOG_KINDS, type DialogSeen, MAX_DIALOG_TEXT } from "@browserfleet/contracts";
+import { DIALOG_KINDS, type DialogSeen, MAX_DIALOG_TEXT, MAX_DIALOGS_LISTED } from "@browserfleet/contracts";
 import type { BrowserContext, Dialog } from "playwright-core";
 
 export type DialogKind = (typeof DIALOG_KINDS)[number];
@@ -8,9 +8,6 @@ export interface DialogAnswer {
   accept: boolean;
   promptText?: string;
 }
-
-/** The most dialogs one result lists; a page that opens more (a loop of alerts) has the rest answered unlisted. */
-export const MAX_DIALOGS_LISTED = 20;
 
 /**
  * How a dialog is answered with no dialog action for it: an alert is accepted (it only informs), a confirm
@@ -68,6 +65,7 @@ export function dialogReport(
 export class SessionDialogs {
   #queue: DialogAnswer[] = [];
   #seen: DialogSeen[] = [];
+  #omitted = 0;
   #during: number | undefined;
 
   constructor(
@@ -86,6 +84,7 @@ export class SessionDialogs {
       this.#during,
     );
     if (this.#seen.length < MAX_DIALOGS_LISTED) this.#seen.push(seen);
+    else this.#omitted++;
     (accept ? d.accept(promptText) : d.dismiss()).catch(() => {});
   }
 
@@ -105,10 +104,12 @@ export class SessionDialogs {
     this.#during = undefined;
   }
 
-  /** The dialogs seen since the last call. */
-  take(): DialogSeen[] {
+  /** The dialogs seen since the last call, as a result reports them (the first listed, the rest counted). */
+  take(): { dialogs?: DialogSeen[]; dialogsOmitted?: number } {
     const seen = this.#seen;
+    const omitted = this.#omitted;
     this.#seen = [];
-    return seen;
+    this.#omitted = 0;
+    return { ...(seen.length ? { dialogs: seen } : {}), ...(omitted ? { dialogsOmitted: omitted } : {}) };
   }
 }

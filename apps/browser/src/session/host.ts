@@ -112,7 +112,7 @@ export class SessionHost {
       session.shown = stateShown(outcome);
       const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
       this.metrics.sessionsOpened.inc();
-      const seen = dialogs.take();
+      const dialogsSeen = dialogs.take();
       const blocked = tabs.takeBlocked();
       return {
         ok: true,
@@ -123,7 +123,7 @@ export class SessionHost {
           data: outcome.data,
           errors: outcome.errors,
           tabs: await tabs.opened(Date.now() + TABS_WAIT_MS).then(() => tabs.list()),
-          ...(seen.length ? { dialogs: seen } : {}),
+          ...dialogsSeen,
           ...(blocked.length ? { blockedTabs: blocked } : {}),
           metadata: {
             ...facts,
@@ -315,7 +315,7 @@ export class SessionHost {
         ...(changes ? { changes } : {}),
         errors: outcome.errors,
         tabs,
-        ...(dialogs.length ? { dialogs } : {}),
+        ...dialogs,
         ...(blocked.length ? { blockedTabs: blocked } : {}),
         metadata: {
           ...facts,
