@@ -180,7 +180,10 @@ describe("token budgets", () => {
 
   it("a run of thousands of characters without a space is counted in pieces, within a few percent", () => {
     let seed = 3;
-    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const rnd = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const base64 = Array.from({ length: 12_000 }, () => alphabet[Math.floor(rnd() * 64)]).join("");
     const text = `<img src="data:image/png;base64,${base64}"> and some words after it.`;
