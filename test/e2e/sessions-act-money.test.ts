@@ -6,7 +6,6 @@
  * first); the first holds its quote in the ledger.
  */
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +31,7 @@ let site: FixtureSite;
 let nats: LocalNats;
 let pg: TestPostgres;
 let api: RunningApi;
-const workers: ChildProcess[] = [];
+const workers: BrowserWorkerProcess[] = [];
 
 async function spawnWorker(): Promise<BrowserWorkerProcess> {
   const child = await spawnBrowserWorker(nats.url, 3);
@@ -281,4 +280,44 @@ test("every minute of a session is charged once, whether its acts or its end bil
   assert.equal(start.balance - end.balance, expected, "the balance went down by exactly that");
   assert.ok(end.addsUp, "the ledger adds up to the balance");
   assert.equal(end.held, 0, "nothing is left held once the session ended");
+});
+
+test("a page that hogs its thread after a click: the act is answered in time with what its action did, its formats named as timeouts", async () => {
+  await spawnWorker();
+  const { key } = await newKey(1_000_000);
+  const s = await call(key, "POST", "/web/v1/session", {
+    url: `${site.url}/busy-report?ms=40000`,
+    formats: ["markdown"],
+  });
+  assert.equal(s.status, 200, JSON.stringify(s.body));
+  const id = s.body.sessionId;
+  const requestId = `act-busy-${Date.now()}`;
+  // The click is handled at once; a moment later the page's script holds its thread for 40 s, longer
+  // than the api waits for the worker (the budget plus 15 s).
+  const act = await call(
+    key,
+    "POST",
+    "/web/v1/act",
+    { sessionId: id, actions: [{ click: { ref: "#build" } }] },
+    requestId,
+  );
+  assert.equal(act.status, 200, JSON.stringify(act.body));
+  assert.deepEqual(
+    act.body.actions.map((a: Json) => a.status),
+    ["ok"],
+    `the click is reported as done: ${JSON.stringify(act.body.actions)}`,
+  );
+  assert.equal(act.body.errors.markdown?.code, "timeout", JSON.stringify(act.body.errors));
+  assert.equal(act.body.data.markdown, undefined);
+  assert.match(act.body.metadata.url, /\/busy-report/);
+  assert.equal(act.headers.get("x-charged-usd"), "$0.0005", "the action that ran is charged");
+  assert.equal((await ledgerOf(requestId)).captured, ACTION);
+  // Whichever of the file's live workers holds the session counts it.
+  let unrendered = 0;
+  for (const w of workers.filter((w) => w.exitCode === null && w.signalCode === null)) {
+    const m = /fleet_acts_unrendered_total (\d+)\n/.exec(await (await fetch(w.metricsUrl)).text());
+    unrendered += Number(m?.[1] ?? 0);
+  }
+  assert.equal(unrendered, 1, "the worker counts the act it answered without its formats");
+  assert.equal((await call(key, "DELETE", `/web/v1/session/${id}`)).status, 200, "the session closes");
 });

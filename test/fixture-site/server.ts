@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { busyRoutes } from "./busy.ts";
 import { crawlSiteRoutes } from "./crawl-site.ts";
 import { documentsRoutes } from "./documents.ts";
 import {
@@ -96,7 +97,13 @@ function queryOf(target: string): URLSearchParams {
   return new URLSearchParams(target.slice(q + 1, hash < 0 ? undefined : hash));
 }
 
-const EXTRA_ROUTES: ExtraRoutes[] = [documentsRoutes, sitemapsRoutes, crawlSiteRoutes, tabsDialogsRoutes];
+const EXTRA_ROUTES: ExtraRoutes[] = [
+  documentsRoutes,
+  sitemapsRoutes,
+  crawlSiteRoutes,
+  tabsDialogsRoutes,
+  busyRoutes,
+];
 
 const html = (body: string, status = 200, headers?: Record<string, string>): Reply => ({
   status,

@@ -66,6 +66,11 @@ export function createBrowserMetrics() {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers: [registry],
     }),
+    actsUnrendered: new Counter({
+      name: "fleet_acts_unrendered_total",
+      help: "Acts answered without their formats: the page did not settle and render within ACT_FINISH_MS after the actions (a starved or frozen browser)",
+      registers: [registry],
+    }),
     actions: new Counter({
       name: "fleet_actions_total",
       help: "Actions run, by action type and outcome",

@@ -19,6 +19,12 @@ export const SUBRESOURCE_YOUNG_MS = 1_000;
 export const ACT_QUIET_MS = 80;
 /** After an act, the longest to wait for what it set going: an agent waits for every act. */
 export const ACT_SETTLE_MAX_MS = 3_000;
+/**
+ * After an act's actions, the longest its settle, formats and tab listing may take before the act is
+ * answered without its formats (each named in errors as a timeout): ACT_SETTLE_MAX_MS plus a render's
+ * worst usual case, and well inside the 15 s the api waits past the act's budget (apps/api actWaitMs).
+ */
+export const ACT_FINISH_MS = 9_000;
 /** The longest to wait for the page to run its handlers after an action (a busy or frozen page). */
 export const ACTION_GRACE_MS = 100;
 /** The longest to wait for the requests an action started to finish (a slow API answer the page waits for). */

@@ -4,6 +4,7 @@ import {
   describeIssues,
   type Format,
   MAX_TABS,
+  type PageChanges,
   type SessionActMessage,
   type SessionActReply,
   type SessionCloseReply,
@@ -13,6 +14,7 @@ import {
   type SessionOpenTask,
   type SessionRequest,
   sessionActMessage,
+  type TabInfo,
 } from "@browserfleet/contracts";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Browser, BrowserContext } from "playwright-core";
@@ -34,7 +36,7 @@ import {
   settlePage,
   youngFor,
 } from "../page/settle.ts";
-import { ACT_QUIET_MS, ACT_SETTLE_MAX_MS } from "../settle-windows.ts";
+import { ACT_FINISH_MS, ACT_QUIET_MS, ACT_SETTLE_MAX_MS } from "../settle-windows.ts";
 import { type ActSession, runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
 import { SessionDialogs } from "./dialogs.ts";
@@ -273,7 +275,7 @@ export class SessionHost {
               })
           : undefined;
       const startTab = s.tabs.activeId;
-      let run: Awaited<ReturnType<typeof runActions<QuietRead>>>;
+      let run: ActionsRun;
       try {
         run = await runActions(s.tabs.active, this.proxy, m.actions, {
           budgetMs: m.budgetMs,
@@ -290,18 +292,24 @@ export class SessionHost {
         delete run.state;
         delete run.speculated;
       }
-      const { outcome, settle, title, seen } = run.speculated
-        ? quietOutcome(run.speculated)
-        : await this.#settleAndRender(s, run.state, actStart, rendered);
-      s.seen = seen;
-      tabRefs(outcome, s.tabs.activeId);
-      const now = stateShown(outcome);
-      const changes = m.changesOnly && now ? pageChanges(s.shown, now) : undefined;
-      if (now) s.shown = now;
-      if (m.changesOnly) delete outcome.data.controls;
-      const facts = await pageFacts(s.tabs.active, outcome, true, settle ? { settle } : {}, title);
-      await s.tabs.opened(Date.now() + TABS_WAIT_MS);
-      const tabs = await s.tabs.list();
+      // Everything after the actions answers by one deadline: on a starved machine the settle, the render
+      // or a tab's title can each take seconds, and an agent is better told what its actions did than
+      // left to time out without knowing.
+      const answerBy = actStart + m.budgetMs + ACT_FINISH_MS;
+      const finished = await beforeDeadline(this.#finish(s, run, m, actStart, rendered), answerBy);
+      let page: Finished;
+      if (finished) {
+        page = finished;
+        if (page.overlaysClear !== false) s.overlaysClear = page.overlaysClear;
+        s.seen = page.seen;
+        if (page.shown) s.shown = page.shown;
+      } else {
+        this.metrics.actsUnrendered.inc();
+        // What the page looked like is unknown: the next act starts its reads afresh.
+        delete s.seen;
+        page = unrendered(s, rendered);
+      }
+      const { outcome, changes, facts, tabs } = page;
       const dialogs = s.dialogs.take();
       const blocked = s.tabs.takeBlocked();
       s.lastActiveAt = Date.now();
@@ -314,7 +322,7 @@ export class SessionHost {
         data: outcome.data,
         ...(changes ? { changes } : {}),
         errors: outcome.errors,
-        tabs,
+        ...(tabs ? { tabs } : {}),
         ...dialogs,
         ...(blocked.length ? { blockedTabs: blocked } : {}),
         metadata: {
@@ -345,6 +353,38 @@ export class SessionHost {
   }
 
   /**
+   * After the actions: the page rendered, its facts, the changes since the last result and the tabs. The
+   * session is not changed here but by the caller, once this answered in time (see ACT_FINISH_MS).
+   */
+  async #finish(
+    s: LiveSession,
+    run: ActionsRun,
+    m: SessionActMessage,
+    actStart: number,
+    rendered: readonly Format[],
+  ): Promise<Finished> {
+    const { outcome, settle, title, seen, overlaysClear } = run.speculated
+      ? { ...quietOutcome(run.speculated), overlaysClear: false as const }
+      : await this.#settleAndRender(s, run.state, actStart, rendered);
+    tabRefs(outcome, s.tabs.activeId);
+    const shown = stateShown(outcome);
+    const changes = m.changesOnly && shown ? pageChanges(s.shown, shown) : undefined;
+    if (m.changesOnly) delete outcome.data.controls;
+    const facts = await pageFacts(s.tabs.active, outcome, true, settle ? { settle } : {}, title);
+    await s.tabs.opened(Date.now() + TABS_WAIT_MS);
+    const tabs = await s.tabs.list();
+    return {
+      outcome,
+      facts,
+      tabs,
+      overlaysClear,
+      ...(changes ? { changes } : {}),
+      ...(seen ? { seen } : {}),
+      ...(shown ? { shown } : {}),
+    };
+  }
+
+  /**
    * After the actions: wait for what they set going (a menu built by script, results fetched), then
    * render the formats.
    */
@@ -353,7 +393,7 @@ export class SessionHost {
     first: SettledState | undefined,
     actStart: number,
     rendered: readonly Format[],
-  ): Promise<ActPage> {
+  ): Promise<ActPage & { overlaysClear: OverlaysClear | undefined | false }> {
     const settled = Date.now();
     const page = s.tabs.active;
     const settle = await settlePage(page, {
@@ -374,10 +414,11 @@ export class SessionHost {
       unchanged ? { ...s.request, overlays: "keep" } : s.request,
       rendered,
     );
-    if (!unchanged) s.overlaysClear = clearAt(outcome, settle?.state);
     const seen = seenIn(settle?.state);
     return {
       outcome,
+      // false: the pass was skipped and what the session knew still holds.
+      overlaysClear: unchanged ? false : clearAt(outcome, settle?.state),
       ...(seen ? { seen } : {}),
       ...(settle
         ? {
@@ -428,6 +469,47 @@ interface ActPage {
   title?: Promise<string>;
   /** What the page's settle state said when last read, for the next act. */
   seen?: Seen;
+}
+
+type ActionsRun = Awaited<ReturnType<typeof runActions<QuietRead>>>;
+
+/** What an act answers with after its actions, and what the session learns from it. */
+interface Finished {
+  outcome: FormatOutcome;
+  facts: Awaited<ReturnType<typeof pageFacts>>;
+  tabs?: TabInfo[];
+  changes?: PageChanges;
+  seen?: Seen;
+  shown?: PageState;
+  /** false: what the session knew of overlays still holds. */
+  overlaysClear: OverlaysClear | undefined | false;
+}
+
+/** The answer of an act whose page did not render in time: each format asked for is named as a timeout. */
+function unrendered(s: LiveSession, formats: readonly Format[]): Finished {
+  const error = {
+    code: "timeout",
+    message: `the page did not settle and render within ${ACT_FINISH_MS} ms after the actions (the browser is busy or the page is frozen); the actions' outcomes stand, act again to read the page`,
+  };
+  return {
+    outcome: { data: {}, errors: Object.fromEntries(formats.map((f) => [f, error])), timings: {} },
+    facts: { url: s.tabs.active.url(), title: undefined },
+    overlaysClear: false,
+  };
+}
+
+/** The promise's value, or undefined once the deadline passed first (the work goes on unobserved). */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((r) => {
+    timer = setTimeout(() => r(undefined), Math.max(0, deadline - Date.now()));
+  });
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The page as a quiet read found it, settled when the last action ended. */
