@@ -93,6 +93,17 @@ export const configSchema = z
      * `npm start` makes one in DATA_DIR/artifact-url-secret, kept across restarts.
      */
     ARTIFACT_URL_SECRET: z.string().min(32).optional(),
+    /**
+     * The keys profiles are sealed with (AES-256-GCM): `id:base64key[,id:base64key...]`, 32-byte keys, the
+     * first seals, any opens what it sealed (rotation: put the new key first; rows are sealed again with
+     * it on their next save, or at once with `npm run admin -- profiles-reseal`). Without it, `npm start`
+     * makes one key in DATA_DIR/profile-key, kept across restarts.
+     */
+    PROFILE_KEYS: z.string().min(1).optional(),
+    /** The largest saved browser state (cookies, localStorage, IndexedDB as JSON): it travels in tasks. */
+    PROFILE_MAX_BYTES: intFrom(512 * 1024, 1024),
+    /** How many profiles one account may keep. */
+    PROFILES_PER_ACCOUNT: intFrom(100, 1),
     S3_BUCKET: z.string().min(1).optional(),
     /** An S3-compatible endpoint (MinIO, SeaweedFS, Ceph, R2); AWS itself when absent. */
     S3_ENDPOINT: z.string().url().optional(),
@@ -179,3 +190,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return parsed.data;
 }
+export { keptSecret } from "./kept-secret.ts";

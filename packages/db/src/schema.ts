@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   index,
   integer,
@@ -183,6 +184,33 @@ export const cacheEntries = pgTable(
   (t) => [index("cache_expires").on(t.expiresAt)],
 );
 
+/**
+ * Saved browser state (cookies, localStorage, IndexedDB: Playwright's storage state), one per account and
+ * name, sealed with AES-256-GCM (packages/profiles); only its size and the sites it holds are in clear.
+ */
+export const profiles = pgTable(
+  "profiles",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    name: text("name").notNull(),
+    /** `<key id>.<iv>.<tag>.<ciphertext>`, base64url, bound to the account and name. */
+    sealed: text("sealed").notNull(),
+    /** Size of the storage state's JSON before sealing. */
+    bytes: integer("bytes").notNull(),
+    cookies: integer("cookies").notNull(),
+    /** The sites the state holds something for: cookie domains and storage origins. */
+    sites: jsonb("sites").$type<string[]>().notNull(),
+    version: integer("version").notNull(),
+    createdAt: at("created_at").notNull().defaultNow(),
+    updatedAt: at("updated_at").notNull().defaultNow(),
+    /** The session that saved it last. */
+    savedBy: text("saved_by"),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.name] })],
+);
+
 /** Live and recent browser sessions (the session routes fill these rows). */
 export const sessions = pgTable(
   "sessions",
@@ -205,6 +233,12 @@ export const sessions = pgTable(
     expiresAt: at("expires_at"),
     /** A key-paid session's hold for the minutes after its last act, captured when it ends. */
     tailHoldId: text("tail_hold_id"),
+    /** The profile the session loaded or saves (`profile.name`), when it names one. */
+    profileName: text("profile_name"),
+    /** Whether the session saves its profile when it ends (`profile.save`). */
+    profileSave: boolean("profile_save").notNull().default(false),
+    /** The profile's version the session last loaded or saved: a save over another tells it was overwritten. */
+    profileVersion: integer("profile_version"),
   },
   (t) => [
     index("sessions_account_time").on(t.accountId, t.openedAt, t.id),

@@ -1,5 +1,3 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type ArtifactStore,
@@ -10,7 +8,7 @@ import {
   signedNameFor,
   urlOf,
 } from "@browserfleet/artifacts";
-import type { Config } from "@browserfleet/config";
+import { type Config, keptSecret } from "@browserfleet/config";
 import { ARTIFACTS_PREFIX } from "../operations/artifacts.ts";
 
 /**
@@ -51,28 +49,12 @@ export function artifactsFrom(config: Config): Artifacts {
     secret: () => {
       secret ??= config.ARTIFACT_URL_SECRET
         ? Promise.resolve(config.ARTIFACT_URL_SECRET)
-        : keptSecret(config.DATA_DIR);
+        : keptSecret(config.DATA_DIR, "artifact-url-secret");
       return secret;
     },
     ttlMs: config.ARTIFACT_TTL_MS,
     close: async () => store?.close(),
   };
-}
-
-/** The embedded default's secret: made once, kept in DATA_DIR so URLs outlive a restart. */
-async function keptSecret(dataDir: string): Promise<string> {
-  const path = resolve(dataDir, "artifact-url-secret");
-  const existing = (await readFile(path, "utf8").catch(() => "")).trim();
-  if (existing.length >= 32) return existing;
-  // Written whole and renamed into place: a reader never sees it half written. Two processes making one
-  // at once: the last rename wins and both read back what is there.
-  await mkdir(resolve(dataDir), { recursive: true });
-  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  await writeFile(tmp, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
-  await rename(tmp, path);
-  const kept = (await readFile(path, "utf8")).trim();
-  if (kept.length < 32) throw new Error(`${path} holds no usable secret`);
-  return kept;
 }
 
 /** The binary formats, and the extension of each one's file (a screenshot's read from its bytes: JPEG or PNG). */
