@@ -7,4 +7,10 @@ export interface Reply {
 }
 
 /** A group of fixture routes kept in its own module; returns null for paths it does not serve. */
-export type ExtraRoutes = (path: string, query: URLSearchParams, origin: string) => Reply | null;
+export type ExtraRoutes = (
+  path: string,
+  query: URLSearchParams,
+  origin: string,
+  /** The request's Cookie header ("" without one). */
+  cookie: string,
+) => Reply | null;

@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { busyRoutes } from "./busy.ts";
 import { crawlSiteRoutes } from "./crawl-site.ts";
 import { documentsRoutes } from "./documents.ts";
+import { loginRoutes } from "./login.ts";
 import {
   APP_JS,
   APP_PAGE_HTML,
@@ -103,6 +104,7 @@ const EXTRA_ROUTES: ExtraRoutes[] = [
   crawlSiteRoutes,
   tabsDialogsRoutes,
   busyRoutes,
+  loginRoutes,
 ];
 
 const html = (body: string, status = 200, headers?: Record<string, string>): Reply => ({
@@ -269,7 +271,7 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
     }
 
     for (const extra of EXTRA_ROUTES) {
-      const reply = extra(path, query, originOf(req, baseUrl));
+      const reply = extra(path, query, originOf(req, baseUrl), req.headers.cookie ?? "");
       if (reply) return reply;
     }
 

@@ -29,6 +29,7 @@ import { writeKubeconformSchemas } from "../helpers/kube-schemas.ts";
 const CHART = join(ROOT, "charts/browserfleet");
 const KUBE_VERSION = "1.34.4";
 const CRD_FILE = join(ROOT, "crds/browserpools.browserfleet.dev.yaml");
+
 const tools = await ensureKubeTools("all");
 
 // biome-ignore lint/suspicious/noExplicitAny: rendered manifests
@@ -83,7 +84,8 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
   let dir: string;
   let schemaLocation: string;
   const helm = (...args: string[]) => run(tool("helm"), args, { timeoutMs: 120_000 });
-  const render = async (ns: string, valuesFile?: string) =>
+  /** The chart rendered as release bf in `ns`, with a values file and further helm arguments. */
+  const render = async (ns: string, valuesFile?: string, ...args: string[]) =>
     (
       await helm(
         "template",
@@ -94,10 +96,14 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
         "--kube-version",
         KUBE_VERSION,
         ...(valuesFile ? ["-f", valuesFile] : []),
+        ...args,
       )
     ).stdout;
   const docs = (text: string): Obj[] =>
     (yaml.loadAll(text) as Obj[]).filter((d) => d && typeof d === "object");
+  const sets = (values: string[]) => values.flatMap((v) => ["--set", v]);
+  /** The chart rendered as release bf in namespace fleet, with `--set` values. */
+  const template = async (...values: string[]) => docs(await render("fleet", undefined, ...sets(values)));
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "bf-chart-"));
@@ -209,21 +215,7 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       }
     }
     // With the Prometheus Operator's API in the cluster, the monitoring objects appear without force.
-    const withCrds = docs(
-      (
-        await helm(
-          "template",
-          "bf",
-          CHART,
-          "--namespace",
-          "fleet",
-          "--kube-version",
-          KUBE_VERSION,
-          "--api-versions",
-          "monitoring.coreos.com/v1",
-        )
-      ).stdout,
-    );
+    const withCrds = docs(await render("fleet", undefined, "--api-versions", "monitoring.coreos.com/v1"));
     assert.equal(withCrds.filter((d) => d.kind === "ServiceMonitor").length, 4);
     assert.equal(withCrds.filter((d) => d.kind === "PrometheusRule").length, 1);
     const other = docs(await render("fleet", join(dir, "non-default.yaml")));
@@ -297,22 +289,29 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       assert.ok(panels.includes(t), t);
   });
 
+  it("profiles: a sealing key made once, read by the api and the jobs program; or the Secret given", async () => {
+    const secretsOf = (list: Obj[], name: string) =>
+      list
+        .find((d) => d.kind === "Deployment" && d.metadata.name === name)
+        .spec.template.spec.containers[0].envFrom?.map((e: Obj) => e.secretRef?.name) ?? [];
+    const def = await template();
+    const made = def.find((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-profiles");
+    const [id, key] = String(made.stringData.PROFILE_KEYS).split(":");
+    assert.equal(id, "k1");
+    assert.equal(Buffer.from(key ?? "", "base64").length, 32, "one 32-byte AES-256 key");
+    for (const d of ["bf-browserfleet-api", "bf-browserfleet-jobs"])
+      assert.ok(secretsOf(def, d).includes("bf-browserfleet-profiles"), d);
+    const given = await template("profiles.existingSecret=profile-keys");
+    assert.ok(!given.some((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-profiles"));
+    for (const d of ["bf-browserfleet-api", "bf-browserfleet-jobs"])
+      assert.ok(secretsOf(given, d).includes("profile-keys"), d);
+    assert.ok(
+      !(secretsOf(given, "bf-browserfleet-operator") ?? []).includes("profile-keys"),
+      "the operator never sees it",
+    );
+  });
+
   it("artifacts: a URL secret made once, S3 from its values and Secret, no files store behind two replicas", async () => {
-    const template = async (...values: string[]) =>
-      docs(
-        (
-          await helm(
-            "template",
-            "bf",
-            CHART,
-            "--namespace",
-            "fleet",
-            "--kube-version",
-            KUBE_VERSION,
-            ...values.flatMap((v) => ["--set", v]),
-          )
-        ).stdout,
-      );
     const api = (list: Obj[]) =>
       list.find((d) => d.kind === "Deployment" && d.metadata.name === "bf-browserfleet-api").spec.template
         .spec.containers[0];
@@ -345,6 +344,7 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     assert.deepEqual(envFrom(s3), [
       "bf-browserfleet-nats",
       "bf-browserfleet-postgres",
+      "bf-browserfleet-profiles",
       "bf-browserfleet-artifacts",
       "fleet-s3",
     ]);
@@ -362,12 +362,12 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       "artifacts.urlSecret.existingSecret=fleet-url",
     );
     assert.deepEqual(secret(inline).stringData, { S3_ACCESS_KEY_ID: "AKID", S3_SECRET_ACCESS_KEY: "SAK" });
-    assert.deepEqual(envFrom(inline).slice(2), ["bf-browserfleet-artifacts", "fleet-url"]);
+    assert.deepEqual(envFrom(inline).slice(3), ["bf-browserfleet-artifacts", "fleet-url"]);
     assert.equal(env(inline).S3_FORCE_PATH_STYLE, "false");
     assert.equal(env(inline).S3_ENDPOINT, undefined, "AWS itself");
     const given = await template("artifacts.urlSecret.existingSecret=fleet-url");
     assert.equal(secret(given), undefined);
-    assert.deepEqual(envFrom(given).slice(2), ["fleet-url"]);
+    assert.deepEqual(envFrom(given).slice(3), ["fleet-url"]);
 
     // What the api could not work with is refused, saying what to set.
     await assert.rejects(
@@ -412,24 +412,13 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
         list.find((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-artifacts").stringData
           .ARTIFACT_URL_SECRET;
       const upgrade = docs(
-        (
-          await helm(
-            "template",
-            "bf",
-            CHART,
-            "--namespace",
-            ns,
-            "--kube-version",
-            KUBE_VERSION,
-            "--dry-run=server",
-            "--kubeconfig",
-            cluster.kubeconfigPath,
-            "-f",
-            values,
-          )
-        ).stdout,
+        await render(ns, values, "--dry-run=server", "--kubeconfig", cluster.kubeconfigPath),
       );
       assert.equal(urlSecret(upgrade), urlSecret(objs));
+      const profileKeys = (list: Obj[]) =>
+        list.find((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-profiles").stringData
+          .PROFILE_KEYS;
+      assert.equal(profileKeys(upgrade), profileKeys(objs), "an upgrade keeps the profiles' key");
       assert.notEqual(
         urlSecret(docs(await render(ns, values))),
         urlSecret(objs),

@@ -1,6 +1,7 @@
 import type { BalanceLeases, UsageRecorder } from "@browserfleet/billing";
 import type { Config } from "@browserfleet/config";
 import type { Database } from "@browserfleet/db";
+import type { ProfileStore } from "@browserfleet/profiles";
 import type { RenderCache } from "@browserfleet/render-cache";
 import type { Guard } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -25,6 +26,8 @@ export interface ApiContext {
   /** Final charges (calls served wholly from cache), taken from per-replica balance leases. */
   leases: BalanceLeases;
   allowance: AllowanceStore;
+  /** Saved browser states of accounts (profiles), sealed at rest. */
+  profiles: ProfileStore;
   /** Wallet payments; undefined when X402_PAY_TO is not configured. */
   x402?: X402Payments;
 }

@@ -87,9 +87,15 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["status"],
       registers: [registry],
     }),
+    profilesSaved: new Counter({
+      name: "fleet_profiles_saved_total",
+      help: "Profile saves asked for by workers, by reason (action, closed, idle, max_lifetime, worker_stopping) and outcome (saved, overwrote: saved over another session's save, failed)",
+      labelNames: ["reason", "outcome"],
+      registers: [registry],
+    }),
     malformedMessages: new Counter({
       name: "fleet_bus_malformed_messages_total",
-      help: "Messages from browser workers that did not match the contracts, by kind: a task kind for a task's reply (answered 500 internal), act and close for a session's replies, session_ended for its end event (ignored)",
+      help: "Messages from browser workers that did not match the contracts, by kind: a task kind for a task's reply (answered 500 internal), act and close for a session's replies, session_ended for its end event (ignored), profile_save for a save request (refused)",
       labelNames: ["kind"],
       registers: [registry],
     }),

@@ -8,6 +8,7 @@ import {
 import { connectBus, ensureTaskQueue, openWorkersBucket, taskBacklog } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import { connectDb, migrateDb } from "@browserfleet/db";
+import { profileStoreFrom } from "@browserfleet/profiles";
 import { RenderCache } from "@browserfleet/render-cache";
 import { createGuard, parseAllowList } from "@browserfleet/ssrf";
 import { AllowanceStore } from "./allowance/index.ts";
@@ -17,6 +18,7 @@ import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
 import { actWaitMs } from "./operations/act.ts";
 import { createX402, type X402Payments } from "./payments/x402.ts";
+import { serveProfileSaves } from "./profiles/save-requests.ts";
 import { recordEndedSessions } from "./sessions/ended-events.ts";
 import { chargeEndedTails, expireOverdueSessions } from "./sessions/store.ts";
 import { WorkerDirectory } from "./worker-directory.ts";
@@ -122,6 +124,7 @@ export async function startApi(
     usage,
     leases,
     allowance: new AllowanceStore(database),
+    profiles: profileStoreFrom(config, database.db),
     x402: await walletPayments(config),
   };
   const stopSweeper = cache.startSweeper(10 * 60_000);
@@ -138,6 +141,7 @@ export async function startApi(
   }, REAP_EVERY_MS);
   reaper.unref();
   const endedSessions = recordEndedSessions(ctx);
+  const profileSaves = serveProfileSaves(ctx);
   const app = createApp(ctx);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -152,6 +156,7 @@ export async function startApi(
     async close(graceMs = 0) {
       clearInterval(reaper);
       endedSessions.unsubscribe();
+      profileSaves.unsubscribe();
       stopSweeper();
       stopArtifactSweeper();
       const closed = new Promise<void>((r) => server.close(() => r()));

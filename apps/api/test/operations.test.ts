@@ -19,7 +19,7 @@ const ctx = {
 } as unknown as ApiContext;
 
 describe("the operations registry", () => {
-  it("gives the MCP tools of the spec, a search tool per configured provider", () => {
+  it("gives the MCP tools of the spec, a search tool per configured provider, and the profile tools", () => {
     assert.deepEqual(
       toolsFor(ctx).map((t) => t.name),
       [
@@ -35,6 +35,8 @@ describe("the operations registry", () => {
         "web_feedback",
         "web_search_brave",
         "web_search_searxng",
+        "web_profiles",
+        "web_profile_delete",
       ],
     );
   });

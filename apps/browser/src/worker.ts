@@ -166,7 +166,19 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   };
   const handlers: TaskHandlers = {
     session_open: (task) => sessions.open(task),
-    scrape: (task) => withBrowser((b) => runScrape(b, proxy, task.request, hooks, scrapeContext)),
+    scrape: (task) =>
+      withBrowser((b) =>
+        runScrape(
+          b,
+          proxy,
+          task.request,
+          hooks,
+          // A profile's state goes into a context made for it, never a pre-made one.
+          task.profileState === undefined
+            ? scrapeContext
+            : (br, req) => freshContext(br, req, task.profileState),
+        ),
+      ),
     page: (task) => withBrowser((b) => runPageTask(nc, b, proxy, task, hooks, jobContexts)),
     map: (task) => withBrowser((b) => runMapTask(b, proxy, task)),
     fetch: (task) => runFetchTask(proxy, task),

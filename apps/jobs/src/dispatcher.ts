@@ -25,6 +25,7 @@ import {
   stalePages,
   unclaimPage,
 } from "@browserfleet/job-store";
+import type { ProfileStore } from "@browserfleet/profiles";
 import { isCacheable, type RenderCache, responseFromCache } from "@browserfleet/render-cache";
 import { linksInMarkdown } from "@browserfleet/site";
 import { jetstream } from "@nats-io/jetstream";
@@ -56,6 +57,8 @@ export interface DispatcherDeps {
   metrics: JobsMetrics;
   /** Record a page as failed without a browser (robots.txt refused it, or it ran out of attempts). */
   failPage(job: JobRow, pageId: number, code: string, message: string): Promise<void>;
+  /** Saved browser states, for jobs that name a profile; absent, such jobs' pages render without it. */
+  profiles?: ProfileStore;
   /** The render cache, for jobs that ask for maxAge; absent, every page renders. */
   cache?: RenderCache;
   /** Record a page served wholly from the cache, with the links a crawl follows from it. */
@@ -75,6 +78,8 @@ export class Dispatcher {
   readonly #lastStarts: LastStarts = new Map();
   readonly #rules = new Map<string, CrawlRules>();
   readonly #robotsPending = new Set<string>();
+  /** Each job's profile state, opened once (see #profileOf). */
+  readonly #profiles = new Map<string, Promise<string | undefined | null>>();
   readonly #robotsFailures = new Map<string, number>();
   #nextRetryLostAt = 0;
 
@@ -214,7 +219,17 @@ export class Dispatcher {
         continue;
       }
       if (await this.#fromCache(job, pick.pageId, url)) continue;
-      if (await this.#send(job, pick.pageId, url)) {
+      const profile = await this.#profileOf(job);
+      if (profile === null) {
+        await this.#deps.failPage(
+          job,
+          pick.pageId,
+          "profile_not_found",
+          `the profile ${(job.request as { profile?: { name: string } }).profile?.name} was deleted after the job started`,
+        );
+        continue;
+      }
+      if (await this.#send(job, pick.pageId, url, profile)) {
         sent++;
         if (!started.has(job.id) && job.status === "queued") {
           started.add(job.id);
@@ -251,11 +266,29 @@ export class Dispatcher {
     return true;
   }
 
-  async #send(job: JobRow, pageId: number, url: string): Promise<boolean> {
+  /**
+   * The saved browser state of the job's profile, opened once per job (a job's pages all start from the
+   * state it had when the first was sent); undefined when the job names none, null when it is gone.
+   */
+  #profileOf(job: JobRow): Promise<string | undefined | null> {
+    const name = (job.request as { profile?: { name: string } }).profile?.name;
+    if (name === undefined || !this.#deps.profiles) return Promise.resolve(undefined);
+    let state = this.#profiles.get(job.id);
+    if (!state) {
+      state = this.#deps.profiles.load(job.accountId, name).then((p) => p?.state ?? null);
+      // A failed read is tried again on the next round.
+      state.catch(() => this.#profiles.delete(job.id));
+      this.#profiles.set(job.id, state);
+      if (this.#profiles.size > 1000) this.#profiles.delete(this.#profiles.keys().next().value as string);
+    }
+    return state;
+  }
+
+  async #send(job: JobRow, pageId: number, url: string, profileState?: string): Promise<boolean> {
     const { db, config, nc } = this.#deps;
     const taskId = randomUUID();
     if (!(await claimPage(db.db, pageId, taskId))) return false;
-    const task = this.#task(job, pageId, url, taskId, Date.now() + config.JOB_PAGE_TIMEOUT_MS);
+    const task = this.#task(job, pageId, url, taskId, Date.now() + config.JOB_PAGE_TIMEOUT_MS, profileState);
     try {
       await jetstream(nc).publish(TASK_SUBJECT, encodeJson(task), { msgID: taskId });
     } catch (err) {
@@ -267,7 +300,14 @@ export class Dispatcher {
     return true;
   }
 
-  #task(job: JobRow, pageId: number, url: string, taskId: string, deadline: number): PageTask {
+  #task(
+    job: JobRow,
+    pageId: number,
+    url: string,
+    taskId: string,
+    deadline: number,
+    profileState?: string,
+  ): PageTask {
     return {
       kind: "page",
       taskId,
@@ -276,6 +316,7 @@ export class Dispatcher {
       jobId: job.id,
       pageId,
       request: browserRequest(pageRequest(job, url)),
+      ...(profileState ? { profileState } : {}),
       ...(job.kind === "crawl" ? { discoverLinks: MAX_LINKS_PER_PAGE } : {}),
     };
   }
@@ -301,7 +342,9 @@ export class Dispatcher {
       const job = jobs.get(page.jobId);
       if (!job || !page.taskId || !page.dispatchedAt) continue;
       const deadline = page.dispatchedAt.getTime() + config.JOB_PAGE_TIMEOUT_MS;
-      const task = this.#task(job, page.id, page.url, page.taskId, deadline);
+      const profile = await this.#profileOf(job);
+      if (profile === null) continue;
+      const task = this.#task(job, page.id, page.url, page.taskId, deadline, profile);
       const ack = await js.publish(TASK_SUBJECT, encodeJson(task), { msgID: page.taskId });
       if (!ack.duplicate) resent++;
     }

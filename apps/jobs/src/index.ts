@@ -16,6 +16,7 @@ import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
 import { pageQuote } from "@browserfleet/pricing";
 import { serveProbes } from "@browserfleet/probes";
+import { profileStoreFrom } from "@browserfleet/profiles";
 import { budgetDeps, fitAnswer, isCacheable, RenderCache, renderOwner } from "@browserfleet/render-cache";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Dispatcher } from "./dispatcher.ts";
@@ -167,6 +168,7 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     metrics,
     log,
     cache,
+    profiles: profileStoreFrom(config, db.db),
     cachedPage: (job, pageId, result, links) =>
       record({ jobId: job.id, pageId, taskId: "", reply: { ok: true, result }, ...(links ? { links } : {}) }),
     failPage: (job, pageId, code, message) =>

@@ -12,6 +12,11 @@ export const START_NOTICE_HEADER = "Fleet-Start-Notice";
 export const sessionSubject = (id: string, verb: "act" | "close") => `fleet.session.${id}.${verb}`;
 /** Every worker publishes here when one of its sessions ends, however it ends. */
 export const SESSION_ENDED_SUBJECT = "fleet.sessions.ended";
+/**
+ * A worker asks here (request-reply, api queue group) to save a session's browser state to its profile: the
+ * api finds the session's account and profile in its row, seals the state and stores it.
+ */
+export const PROFILE_SAVE_SUBJECT = "fleet.profiles.save";
 /** Session ids become subject tokens, so they are restricted to these characters. */
 export const SESSION_ID_PATTERN = /^ses_[0-9A-Za-z]{8,64}$/;
 

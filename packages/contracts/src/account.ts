@@ -21,7 +21,7 @@ export const usageView = z.object({
   total: z.object({ calls: z.int(), spent: money }),
 });
 
-const pageLimit = z.coerce.number().int().min(1).max(200).default(50);
+export const pageLimit = z.coerce.number().int().min(1).max(200).default(50);
 export const pageQuery = z.strictObject({
   limit: pageLimit,
   cursor: rowCursor.optional().describe("The `next` value of the previous page"),

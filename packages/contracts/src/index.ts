@@ -10,3 +10,4 @@ export * from "./text.ts";
 
 export const INTERFACE_VERSION = "1.0.1";
 export * from "./account.ts";
+export * from "./profiles.ts";

@@ -19,6 +19,7 @@ import {
   viewport,
   waitOptions,
 } from "./common.ts";
+import { profileLoad } from "./profiles.ts";
 import { TEXT, text } from "./text.ts";
 
 /** Raw HTML instead of a URL: any text but NUL, which the HTML parser drops anyway. */
@@ -88,6 +89,7 @@ export const renderFields = {
     ),
   viewport: viewport.optional(),
   maxTokens: maxTokens.optional(),
+  profile: profileLoad.optional(),
 };
 
 type RenderLike = { formats: readonly string[]; selectors?: unknown; json?: unknown };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { cssSelector, FORMATS, format, httpUrl, maxTokens, WAIT_UNTIL } from "./common.ts";
+import { profileLoaded, profileName, profileSaved, profileUse } from "./profiles.ts";
 import { checkRenderRules, formatError, pageMetadata, rawHtml, renderFields, URL_OR_HTML } from "./scrape.ts";
 import { LINE, TEXT, text } from "./text.ts";
 
@@ -9,6 +10,7 @@ export const sessionRequest = z
     html: rawHtml().optional(),
     ...renderFields,
     formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["controls"]),
+    profile: profileUse.optional(),
   })
   .superRefine((v, ctx) => {
     if ((v.url === undefined) === (v.html === undefined)) {
@@ -104,6 +106,15 @@ export const action = z.union([
       })
       .describe(
         "Switch to another tab of the session (a link with target=_blank, window.open or a popup opens one; the result's tabs lists them), or close one. The following actions, and the formats of the result, are of the active tab; refs from a tab's controls map work only while that tab is active",
+      ),
+  }),
+  z.strictObject({
+    saveProfile: z
+      .strictObject({
+        name: profileName().optional().describe("Default: the profile the session opened with"),
+      })
+      .describe(
+        "Save the session's browser state (cookies, localStorage, IndexedDB) to a profile of this account now, for example right after logging in; the result's profile says what was saved. Needs a session opened with an API key",
       ),
   }),
 ]);
@@ -233,6 +244,7 @@ export const sessionResponse = z.object({
   dialogs: dialogsField,
   dialogsOmitted: dialogsOmittedField,
   blockedTabs: blockedTabsField,
+  profile: profileLoaded.optional().describe("The profile the session opened with"),
   metadata: sessionMetadata,
 });
 export type SessionResponse = z.infer<typeof sessionResponse>;
@@ -295,6 +307,7 @@ export const actResponse = z.object({
   dialogs: dialogsField,
   dialogsOmitted: dialogsOmittedField,
   blockedTabs: blockedTabsField,
+  profile: profileSaved.optional().describe("What the act's last saveProfile action saved"),
   metadata: sessionMetadata,
 });
 export type ActResponse = z.infer<typeof actResponse>;
@@ -304,4 +317,7 @@ export const sessionCloseResponse = z.object({
   sessionId: z.string(),
   status: z.enum(["closed", "expired"]).describe("expired: it had ended by idle timeout or maximum lifetime"),
   closedAt: z.string(),
+  profile: profileSaved
+    .optional()
+    .describe("A session opened with profile.save: what became of saving its state as it closed"),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { format, httpUrl } from "./common.ts";
 import { mapRequest, mapResponse } from "./jobs.ts";
+import { profileSaved } from "./profiles.ts";
 import { formatError, scrapeRequest, scrapeResponse } from "./scrape.ts";
 import { action, actResponse, sessionRequest, sessionResponse } from "./session.ts";
 
@@ -31,7 +32,18 @@ function replyOf<S extends z.ZodRawShape>(success: S) {
 }
 
 /** Render one page in the formats asked for. */
-export const scrapeTask = z.object({ kind: z.literal("scrape"), ...taskEnvelope, request: scrapeRequest });
+/**
+ * The saved browser state (Playwright's storage state, JSON) of the request's profile, loaded into the
+ * task's fresh context: the api (or the jobs program) opened it from the account's sealed profile.
+ */
+const profileState = { profileState: z.string().optional() };
+
+export const scrapeTask = z.object({
+  kind: z.literal("scrape"),
+  ...taskEnvelope,
+  request: scrapeRequest,
+  ...profileState,
+});
 export type ScrapeTask = z.infer<typeof scrapeTask>;
 export const taskReply = replyOf({ result: scrapeResponse });
 export type TaskReply = z.infer<typeof taskReply>;
@@ -48,6 +60,7 @@ export const sessionOpenTask = z.object({
   request: sessionRequest,
   idleMs: z.int().min(0),
   maxMs: z.int().min(0),
+  ...profileState,
 });
 export type SessionOpenTask = z.infer<typeof sessionOpenTask>;
 /** The worker's answer to a session open: the page, and who holds it. */
@@ -64,6 +77,7 @@ export const pageTask = z.object({
   jobId: z.string().min(1),
   pageId: z.int(),
   request: scrapeRequest,
+  ...profileState,
   /** Crawl: also return the page's links (absolute, as found) for the frontier, at most this many. */
   discoverLinks: z.int().min(0).optional(),
 });
@@ -222,7 +236,24 @@ export type SessionActMessage = z.infer<typeof sessionActMessage>;
 export const sessionActReply = replyOf({ result: actResponse });
 export type SessionActReply = z.infer<typeof sessionActReply>;
 
-export const sessionCloseReply = z.object({ ok: z.literal(true), closedAt: z.string() });
+export const sessionCloseReply = z.object({
+  ok: z.literal(true),
+  closedAt: z.string(),
+  /** A session opened with profile.save: what saving its state as it closed came to. */
+  profile: profileSaved.optional(),
+});
+
+/** A worker's request to save a live session's browser state (PROFILE_SAVE_SUBJECT); the reply is a profileSaved. */
+export const profileSaveMessage = z.object({
+  sessionId: z.string().min(1),
+  /** Default: the profile the session opened with. */
+  name: z.string().optional(),
+  /** Playwright's storage state, JSON. */
+  state: z.string(),
+  /** Why now: a saveProfile action, or how the session ended. */
+  reason: z.string(),
+});
+export type ProfileSaveMessage = z.infer<typeof profileSaveMessage>;
 export type SessionCloseReply = z.infer<typeof sessionCloseReply>;
 
 export const SESSION_END_REASONS = [

@@ -27,6 +27,7 @@ test("migrations create every table, and running them again (as a second replica
       "job_pages",
       "jobs",
       "ledger_entries",
+      "profiles",
       "sessions",
       "usage",
       "wallet_payments",

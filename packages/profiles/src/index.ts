@@ -7,6 +7,7 @@ export {
   ProfileLimitReached,
   ProfileStore,
   ProfileTooLarge,
+  profileStoreFrom,
   type SavedProfile,
   type SaveInput,
 } from "./store.ts";

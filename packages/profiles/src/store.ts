@@ -1,6 +1,7 @@
+import type { Config } from "@browserfleet/config";
 import { type Database, schema } from "@browserfleet/db";
 import { and, asc, count, eq, gt } from "drizzle-orm";
-import type { KeyRing } from "./key-ring.ts";
+import { type KeyRing, keyRingFrom } from "./key-ring.ts";
 import { open, seal, sealedWith } from "./seal.ts";
 import { type StateSummary, summarize } from "./state.ts";
 
@@ -180,4 +181,13 @@ function info(row: typeof profiles.$inferSelect): ProfileInfo {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** A deployment's profile store; its keys are read (or, embedded, made) on first use. */
+export function profileStoreFrom(config: Pick<Config, "PROFILE_KEYS" | "DATA_DIR">, db: Db): ProfileStore {
+  let ring: Promise<KeyRing> | undefined;
+  return new ProfileStore(db, () => {
+    ring ??= keyRingFrom(config);
+    return ring;
+  });
 }

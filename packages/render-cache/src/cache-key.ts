@@ -21,6 +21,8 @@ const KEY_VERSION = 2;
  */
 export function isCacheable(req: ScrapeRequest): boolean {
   if (req.html !== undefined || req.url === undefined) return false;
+  // A page seen through a saved login is its account's alone.
+  if (req.profile !== undefined) return false;
   const r = req.request;
   if (r?.auth !== undefined) return false;
   if (r?.cookies !== undefined && r.cookies.length > 0) return false;

@@ -1,5 +1,5 @@
 /**
- * `npm run admin -- <command>`: accounts, API keys and balances. Amounts are in US dollars.
+ * `npm run admin -- <command>`: accounts, API keys, balances, and sealing profiles again after a key rotation. Amounts are in US dollars.
  * Output is plain text, one fact per line; `create-key` prints the new key alone on its last line.
  */
 import { parseArgs } from "node:util";
@@ -16,6 +16,7 @@ import {
 import { loadConfig } from "@browserfleet/config";
 import { connectDb, locateDatabase, migrateDb } from "@browserfleet/db";
 import { MICROS_PER_USD, usd } from "@browserfleet/pricing";
+import { profileStoreFrom } from "@browserfleet/profiles";
 
 const HELP = `usage: npm run admin -- <command> [options]
 
@@ -27,6 +28,8 @@ const HELP = `usage: npm run admin -- <command> [options]
   top-up <ACCOUNT_ID> <USD>                        add prepaid balance
   balance <ACCOUNT_ID>                             show the balance
   show <ACCOUNT_ID>                                the account, its balance and its keys
+  profiles-reseal                                  after a PROFILE_KEYS rotation: seal every profile with
+                                                   the first key, so the older ones can be dropped
 
 The database is DATABASE_URL, or the embedded PostgreSQL of \`npm start\` (DATA_DIR/postgres).`;
 
@@ -116,6 +119,16 @@ async function main(argv: string[]): Promise<void> {
             console.log(`key ${k.keyId} ${k.prefix}… ${state}${k.label ? ` "${k.label}"` : ""}`);
           }
         }
+        break;
+      }
+      case "profiles-reseal": {
+        const { resealed, unopened } = await profileStoreFrom(config, db).reseal();
+        console.log(`resealed ${resealed} profile(s) with the first key of PROFILE_KEYS`);
+        for (const u of unopened)
+          console.log(
+            `not opened: profile ${u.name} of account ${u.accountId} (its key is not in PROFILE_KEYS)`,
+          );
+        if (unopened.length > 0) process.exitCode = 1;
         break;
       }
       default:

@@ -129,6 +129,11 @@ function counted(
     limit,
     decide(request, now) {
       const body = fieldsOf(request);
+      if (body.profile !== undefined)
+        return {
+          ok: false,
+          reason: `${opts.what} with a profile ${NEEDS_KEY}: a profile belongs to an account`,
+        };
       if (opts.formats) {
         const refused = unfreeFormats(body.formats, opts.formats, opts.what);
         if (refused) return refused;

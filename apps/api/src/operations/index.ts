@@ -11,6 +11,8 @@ import { crawlStatus } from "./crawl-status.ts";
 import { feedback } from "./feedback.ts";
 import { map } from "./map.ts";
 import type { AnyOperation } from "./operation.ts";
+import { profileDelete } from "./profile-delete.ts";
+import { profiles } from "./profiles.ts";
 import { scrape } from "./scrape.ts";
 import { scrapeBatch } from "./scrape-batch.ts";
 import { search } from "./search.ts";
@@ -43,6 +45,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   accountUsage,
   accountTransactions,
   accountSessions,
+  profiles,
+  profileDelete,
 ];
 
 /** A priced operation: it has a price, a keyless allowance rule and a GET self-description. */

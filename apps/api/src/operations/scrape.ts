@@ -24,6 +24,7 @@ import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { profileFor, profileKeyOnly } from "../profiles/profiles.ts";
 import { defineOperation, READS_WEB } from "./operation.ts";
 import { checkJsonOptions, precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 
@@ -77,7 +78,12 @@ export const scrape = defineOperation({
 });
 
 /** Run one scrape on a browser worker. The caller has already pre-checked the URL (paidScrape does). */
-async function renderOnWorker(ctx: ApiContext, req: ScrapeRequest, requestId: string): Promise<TaskReply> {
+async function renderOnWorker(
+  ctx: ApiContext,
+  req: ScrapeRequest,
+  requestId: string,
+  profileState?: string,
+): Promise<TaskReply> {
   const budget = Math.min(ctx.config.SCRAPE_TIMEOUT_MS, (req.wait?.timeout ?? 30_000) + RENDER_ALLOWANCE_MS);
   const task: ScrapeTask = {
     kind: "scrape",
@@ -85,6 +91,7 @@ async function renderOnWorker(ctx: ApiContext, req: ScrapeRequest, requestId: st
     requestId,
     deadline: Date.now() + budget,
     request: req,
+    ...(profileState ? { profileState } : {}),
   };
   return sendBrowserTask(ctx, task, budget, "scrape");
 }
@@ -118,6 +125,8 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
   const started = performance.now();
   checkJsonOptions(req.json);
   await precheckUrl(ctx, req.url);
+  // A page seen through a profile (logged in) is never cached (isCacheable).
+  const profile = await profileFor(ctx, caller, req.profile);
   const scope = ctx.config.CACHE_SCOPE === "account" ? (caller.auth?.accountId ?? null) : undefined;
   const hit: CacheHit =
     req.maxAge !== undefined && scope !== null
@@ -133,7 +142,9 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
       request: req,
       quote,
       description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
-      keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
+      keyOnly: req.formats.includes("json")
+        ? "the json format needs an API key"
+        : profileKeyOnly(req.profile),
       holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
       // Served wholly from cache, the quote is the charge; not when files are stored (one may fail).
       final: missing.length === 0 && req.binaryAs !== "url",
@@ -156,7 +167,7 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
         };
         if (missing.length === 0) return finish(responseFromCache(req, hit));
         const wanted = { ...req, formats: missing };
-        const reply = await renderOnWorker(ctx, browserRequest(wanted), caller.requestId);
+        const reply = await renderOnWorker(ctx, browserRequest(wanted), caller.requestId, profile?.state);
         if (!reply.ok) throw taskFailed(reply.error);
         const fresh = await completeJson(wanted, reply.result, jsonDepsFrom(ctx.config));
         // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.

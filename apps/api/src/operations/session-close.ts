@@ -41,9 +41,11 @@ async function closeSession(ctx: ApiContext, id: string, caller: Caller): Promis
   // Acts paid from this api's balance lease write their records in its batches: write them before the end.
   if (caller.auth) await ctx.leases.flush(caller.auth.accountId);
   let row = await ownedSession(ctx, id, caller);
+  let profile: CloseResponse["profile"];
   if (row.status === "open") {
     const reply = await closeOnWorker(ctx, id);
     if (!reply) throw ended(await markGone(ctx, row));
+    profile = reply.profile;
     const done = await endSession(ctx.db.db, id, "closed", new Date(reply.closedAt));
     if (done?.changed) ctx.metrics.sessionsEnded.inc({ status: done.row.status });
     if (done) row = done.row;
@@ -54,5 +56,6 @@ async function closeSession(ctx: ApiContext, id: string, caller: Caller): Promis
     sessionId: id,
     status: row.status,
     closedAt: (row.closedAt ?? new Date()).toISOString(),
+    ...(profile ? { profile } : {}),
   };
 }

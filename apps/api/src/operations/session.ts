@@ -24,6 +24,7 @@ import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { profileFor, profileKeyOnly } from "../profiles/profiles.ts";
 import { insertSession } from "../sessions/store.ts";
 import { closeOnWorker, noCapacity, ownerOf } from "./live-sessions.ts";
 import { defineOperation, STARTS } from "./operation.ts";
@@ -81,6 +82,8 @@ async function paidSessionOpen(
       "Retry-After": "5",
     });
   if ((await ctx.workers.freeSlots()) === 0) throw noCapacity();
+  // Without save, a profile must exist; with it, a new one starts empty and is made when the session saves.
+  const profile = await profileFor(ctx, caller, req.profile, req.profile?.save === true);
   const cfg = ctx.config;
   const quote = sessionPrice.quote(req);
   let opened: { id: string } | undefined;
@@ -90,7 +93,9 @@ async function paidSessionOpen(
       request: req,
       quote,
       description: `open a browser session on ${req.url ?? "raw html"}`,
-      keyOnly: req.formats.includes("json") ? "the json format needs an API key" : undefined,
+      keyOnly: req.formats.includes("json")
+        ? "the json format needs an API key"
+        : profileKeyOnly(req.profile),
       holdMs: cfg.SCRAPE_TIMEOUT_MS + cfg.SESSION_START_WITHIN_MS + 60_000,
       work: async (payer) => {
         const sessionId = newId("ses");
@@ -127,6 +132,7 @@ async function paidSessionOpen(
       request: req,
       idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
       maxMs: cfg.SESSION_MAX_LIFETIME_MS,
+      ...(profile?.state ? { profileState: profile.state } : {}),
     };
     const reply = await sendBrowserTask(ctx, task, startWithin + budget, "session open", {
       startWithinMs: startWithin,
@@ -152,7 +158,17 @@ async function paidSessionOpen(
       expiresAt: new Date(out.metadata.expiresAt),
       chargedMicros: charge,
       tailHoldId,
+      ...(req.profile && profile
+        ? { profile: { name: req.profile.name, save: req.profile.save, version: profile.version } }
+        : {}),
     });
+    if (req.profile && profile)
+      out.profile = {
+        name: req.profile.name,
+        loaded: profile.state !== undefined,
+        ...(profile.version !== null ? { version: profile.version } : {}),
+        save: req.profile.save,
+      };
     const fitted = await fitAnswer(budgetDeps(ctx), out, req.maxTokens, renderOwnerOf(payer));
     return { result: fitted, chargeMicros: charge };
   }

@@ -26,6 +26,8 @@ export async function insertSession(
     chargedMicros: number;
     /** A key-paid session's hold for its idle tail. */
     tailHoldId?: string;
+    /** The profile it opened with, whether it saves it, and the version it loaded (null: none yet). */
+    profile?: { name: string; save: boolean; version: number | null };
   },
 ): Promise<void> {
   await db.insert(sessions).values({
@@ -41,7 +43,15 @@ export async function insertSession(
     expiresAt: s.expiresAt,
     chargedMicros: s.chargedMicros,
     tailHoldId: s.tailHoldId ?? null,
+    profileName: s.profile?.name ?? null,
+    profileSave: s.profile?.save ?? false,
+    profileVersion: s.profile?.version ?? null,
   });
+}
+
+/** The session now knows this version of its profile (it saved it): a later save over it is its own. */
+export async function sessionSavedProfile(db: Db, id: string, version: number): Promise<void> {
+  await db.update(sessions).set({ profileVersion: version }).where(eq(sessions.id, id));
 }
 
 /**

@@ -35,9 +35,19 @@ export function fitsDefaultContext(req: ScrapeRequest): boolean {
   return isDeepStrictEqual(contextOptionsFor(req), DEFAULT_OPTIONS);
 }
 
-/** A context with the worker's init scripts, before any cookie or block rule of a caller. */
-export async function newBareContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
-  const context = await browser.newContext(contextOptionsFor(req));
+/**
+ * A context with the worker's init scripts, before any cookie or block rule of a caller; with `profileState`
+ * (a saved profile's storage state, JSON) its cookies, localStorage and IndexedDB are there from the start.
+ */
+export async function newBareContext(
+  browser: Browser,
+  req: ScrapeRequest,
+  profileState?: string,
+): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    ...contextOptionsFor(req),
+    ...(profileState ? { storageState: JSON.parse(profileState) } : {}),
+  });
   // Before any page script: what `wait.until: auto` reads to tell when the page is done, and what tells
   // whether scrolling could change the page (a page whose script watches no scrolling is not scrolled for
   // text formats; without the count, any script would make it scrolled, most of a small page's time).
@@ -53,8 +63,12 @@ export async function applyRequestToContext(context: BrowserContext, req: Scrape
   await addRequestCookies(context, req);
 }
 
-export async function newTaskContext(browser: Browser, req: ScrapeRequest): Promise<BrowserContext> {
-  const context = await newBareContext(browser, req);
+export async function newTaskContext(
+  browser: Browser,
+  req: ScrapeRequest,
+  profileState?: string,
+): Promise<BrowserContext> {
+  const context = await newBareContext(browser, req, profileState);
   await applyRequestToContext(context, req);
   return context;
 }
@@ -94,8 +108,12 @@ export function ownLease(context: BrowserContext, page?: Page): OwnContextLease 
 }
 
 /** A fresh context for one task, closed when the task is done. */
-export async function freshContext(browser: Browser, req: ScrapeRequest): Promise<ContextLease> {
-  return ownLease(await newTaskContext(browser, req));
+export async function freshContext(
+  browser: Browser,
+  req: ScrapeRequest,
+  profileState?: string,
+): Promise<ContextLease> {
+  return ownLease(await newTaskContext(browser, req, profileState));
 }
 
 /** What the warm pool makes: a context with the default options and one blank page. */

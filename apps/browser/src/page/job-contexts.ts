@@ -19,7 +19,11 @@ export interface ContextLease {
   release(keep?: Page): Promise<void>;
 }
 
-export type ContextFactory = (browser: Browser, req: ScrapeRequest) => Promise<BrowserContext>;
+export type ContextFactory = (
+  browser: Browser,
+  req: ScrapeRequest,
+  profileState?: string,
+) => Promise<BrowserContext>;
 
 export interface JobContextOptions {
   /** Close a job's context after this long without a page. */
@@ -73,7 +77,13 @@ export class JobContexts {
     return this.entries.size;
   }
 
-  async lease(browser: Browser, jobId: string, req: ScrapeRequest): Promise<ContextLease> {
+  /** `profileState`: the job's profile, loaded when the job's context is made (its later pages share it). */
+  async lease(
+    browser: Browser,
+    jobId: string,
+    req: ScrapeRequest,
+    profileState?: string,
+  ): Promise<ContextLease> {
     let entry = this.entries.get(jobId);
     const usable =
       entry &&
@@ -88,7 +98,7 @@ export class JobContexts {
       entry = {
         browser,
         shape: shapeOf(req),
-        context: this.create(browser, req).then(prepare),
+        context: this.create(browser, req, profileState).then(prepare),
         served: 0,
         active: 0,
         retired: false,

@@ -142,6 +142,10 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     if (close) await session.closeTab(id, ctx.deadline);
     else await session.switchTab(id, ctx.deadline);
   },
+  saveProfile: async (_page, { name }, ctx) => {
+    const saved = await sessionOf(ctx, "saveProfile").saveProfile(name, ctx.deadline);
+    if (!saved.saved) throw new ActionError(saved.error.code, saved.error.message);
+  },
 };
 
 function sessionOf(ctx: ActionCtx, kind: string): SessionControls {

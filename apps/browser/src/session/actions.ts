@@ -42,7 +42,7 @@ export interface RunActionsOptions<S = unknown> {
 /** Actions after which the page is still on its way: nothing to read at once. */
 const NOT_SPECULATED = new Set(["wait", "navigate", "back", "tab", "dialog"]);
 /** Actions that do nothing on the page, so nothing to wait for after them. */
-const NOT_SETTLED = new Set(["wait", "tab", "dialog"]);
+const NOT_SETTLED = new Set(["wait", "tab", "dialog", "saveProfile"]);
 
 /**
  * Whether the wait for the page's handlers after this action may be skipped when the page has asked for
@@ -186,7 +186,7 @@ async function runOne<S>(
   const { kind, args, run } = handlerOf(a);
   // Never reported ok having done nothing.
   if (!run) throw new ActionError("unavailable", `this browser worker cannot run ${kind} actions`);
-  // Waits settle nothing: they are the waiting; tab and dialog actions do nothing on the page.
+  // Waits settle nothing: they are the waiting; tab, dialog and saveProfile actions do nothing on the page.
   if (NOT_SETTLED.has(kind)) {
     await budgeted(run(page, args, ctx), ctx);
     return {};

@@ -5,6 +5,7 @@ import {
   type Format,
   MAX_TABS,
   type PageChanges,
+  type ProfileSaved,
   type SessionActMessage,
   type SessionActReply,
   type SessionCloseReply,
@@ -40,6 +41,7 @@ import { ACT_FINISH_MS, ACT_QUIET_MS, ACT_SETTLE_MAX_MS } from "../settle-window
 import { type ActSession, runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
 import { SessionDialogs } from "./dialogs.ts";
+import { PROFILE_SAVE_MS, saveSessionProfile } from "./profile-save.ts";
 import { type QuietRead, quietRead } from "./quiet-read.ts";
 import { SessionTabs, shownRef } from "./tabs.ts";
 
@@ -64,6 +66,10 @@ interface LiveSession {
   overlaysClear?: OverlaysClear;
   /** What the last read of the page in an act found: the next act's first action starts from it. */
   seen?: Seen;
+  /** What the running act's last saveProfile action saved. */
+  saved?: ProfileSaved;
+  /** What saving the state as the session ended came to (profile.save). */
+  savedAtEnd?: ProfileSaved;
   ended: Promise<void>;
   end(reason: SessionEndReason): Promise<void>;
 }
@@ -101,7 +107,7 @@ export class SessionHost {
     let browser: Browser;
     try {
       browser = await this.chromium.browser();
-      context = await newTaskContext(browser, req);
+      context = await newTaskContext(browser, req, task.profileState);
       // Before the first page: its tabs and dialogs are the session's from its first moment.
       let lost = () => {};
       const tabs = new SessionTabs(context, MAX_TABS, () => lost());
@@ -193,6 +199,15 @@ export class SessionHost {
           for (const sub of s.subs) sub.unsubscribe();
           this.#sessions.delete(s.id);
           browser.off("disconnected", onBrowserGone);
+          // A gone browser has no state left to save.
+          if (task.request.profile?.save && reason !== "browser_lost")
+            s.savedAtEnd = await saveSessionProfile(
+              this.nc,
+              s,
+              undefined,
+              reason,
+              Date.now() + (reason === "closed" ? CLOSE_SAVE_MS : PROFILE_SAVE_MS),
+            );
           await context.close().catch(() => {});
           const ended: SessionEnded = {
             sessionId: s.id,
@@ -215,7 +230,11 @@ export class SessionHost {
       this.nc.subscribe(sessionSubject(s.id, "close"), {
         callback: (_e, msg) => {
           void s.end("closed").then(() => {
-            const reply: SessionCloseReply = { ok: true, closedAt: new Date().toISOString() };
+            const reply: SessionCloseReply = {
+              ok: true,
+              closedAt: new Date().toISOString(),
+              ...(s.savedAtEnd ? { profile: s.savedAtEnd } : {}),
+            };
             msg.respond(encodeJson(reply));
           });
         },
@@ -252,6 +271,7 @@ export class SessionHost {
     const started = performance.now();
     const actStart = Date.now();
     s.lastActiveAt = actStart;
+    delete s.saved;
     this.#arm(s);
     const end = this.metrics.actDuration.startTimer();
     try {
@@ -282,7 +302,7 @@ export class SessionHost {
           onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
           ...(speculate ? { speculate } : {}),
           ...(s.seen ? { seen: s.seen } : {}),
-          session: actSession(s),
+          session: actSession(s, (name, deadline) => this.#saveProfile(s, name, deadline)),
         });
       } finally {
         s.dialogs.endActions();
@@ -325,6 +345,7 @@ export class SessionHost {
         ...(tabs ? { tabs } : {}),
         ...dialogs,
         ...(blocked.length ? { blockedTabs: blocked } : {}),
+        ...(s.saved ? { profile: s.saved } : {}),
         metadata: {
           ...facts,
           formats,
@@ -350,6 +371,11 @@ export class SessionHost {
     } finally {
       end();
     }
+  }
+
+  async #saveProfile(s: LiveSession, name: string | undefined, deadline: number): Promise<ProfileSaved> {
+    s.saved = await saveSessionProfile(this.nc, s, name, "action", deadline);
+    return s.saved;
   }
 
   /**
@@ -434,12 +460,16 @@ export class SessionHost {
   }
 }
 
+/** A close answers within the api's wait (10 s): the save as it closes gets this long. */
+const CLOSE_SAVE_MS = 6_000;
+
 /** The most a result waits for a tab its page asked to open (see SessionTabs.opened). */
 const TABS_WAIT_MS = 3000;
 
-/** What a run of actions may do to a session's tabs and dialogs. */
-function actSession(s: LiveSession): ActSession {
+/** What a run of actions may do to a session's tabs, dialogs and profile. */
+function actSession(s: LiveSession, saveProfile: ActSession["saveProfile"]): ActSession {
   return {
+    saveProfile,
     activePage: () => s.tabs.active,
     activeTab: () => s.tabs.activeId,
     openTabs: () => s.tabs.ids(),

@@ -1,3 +1,4 @@
+import type { ProfileSaved } from "@browserfleet/contracts";
 import type { Locator, Page } from "playwright-core";
 import type { Seen } from "../page/settle.ts";
 import {
@@ -28,6 +29,8 @@ export interface SessionControls {
   switchTab(id: string, deadline: number): Promise<void>;
   closeTab(id: string, deadline: number): Promise<void>;
   answerNextDialog(a: { accept: boolean; promptText?: string }): void;
+  /** Save the session's browser state to a profile of its account (see SessionHost). */
+  saveProfile(name: string | undefined, deadline: number): Promise<ProfileSaved>;
 }
 
 /** A control to act on: a ref from the controls map, or a CSS selector. */

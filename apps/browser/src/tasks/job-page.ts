@@ -62,7 +62,7 @@ export async function runPageTask(
           }
         : undefined,
     },
-    (b, req) => contexts.lease(b, task.jobId, req),
+    (b, req) => contexts.lease(b, task.jobId, req, task.profileState),
   );
   // A document has no page to read links from: a crawl takes them from its markdown instead.
   if (task.discoverLinks && links === undefined && reply.ok && reply.result.metadata.document) {
