@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { busyRoutes } from "./busy.ts";
 import { crawlSiteRoutes } from "./crawl-site.ts";
 import { documentsRoutes } from "./documents.ts";
+import { filesRoutes } from "./files.ts";
 import { loginRoutes } from "./login.ts";
 import {
   APP_JS,
@@ -105,6 +106,7 @@ const EXTRA_ROUTES: ExtraRoutes[] = [
   tabsDialogsRoutes,
   busyRoutes,
   loginRoutes,
+  filesRoutes,
 ];
 
 const html = (body: string, status = 200, headers?: Record<string, string>): Reply => ({

@@ -33,6 +33,13 @@ export const MAX_TABS = 8;
 export const MAX_DIALOG_TEXT = 1000;
 /** Dialogs listed in one result; any more are answered and counted in dialogsOmitted. */
 export const MAX_DIALOGS_LISTED = 20;
+/** The largest file a session keeps from a download; a larger one is listed with download_too_large. */
+export const MAX_DOWNLOAD_BYTES = 4 * 1024 * 1024;
+/** Downloads listed in one result, and the most of their bytes one result carries (the rest say so). */
+export const MAX_DOWNLOADS_LISTED = 10;
+export const MAX_DOWNLOADS_RESULT_BYTES = 6 * 1024 * 1024;
+/** The most bytes of files one act may upload, all files together (decoded). */
+export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 /** A tab's id in a session: t1 for the first, then t2, t3, ... in the order they opened, never reused. */
 export const TAB_ID = /^t[1-9]\d{0,5}$/;
 
@@ -106,6 +113,40 @@ export const action = z.union([
       })
       .describe(
         "Switch to another tab of the session (a link with target=_blank, window.open or a popup opens one; the result's tabs lists them), or close one. The following actions, and the formats of the result, are of the active tab; refs from a tab's controls map work only while that tab is active",
+      ),
+  }),
+  z.strictObject({
+    upload: z
+      .strictObject({
+        ref: target,
+        files: z
+          .array(
+            z.union([
+              z.strictObject({
+                name: text(LINE).min(1).max(255).describe("The file's name as the page sees it"),
+                type: text(LINE)
+                  .max(255)
+                  .optional()
+                  .describe("Its media type; default from the name's extension"),
+                data: z
+                  .string()
+                  .regex(/^[A-Za-z0-9+/]*={0,2}$/, "data is the file's bytes in base64")
+                  .max(Math.ceil((MAX_UPLOAD_BYTES * 4) / 3) + 4)
+                  .describe("The bytes, base64"),
+              }),
+              z.strictObject({
+                url: httpUrl.describe(
+                  "A file link this api gave out (a download's or a screenshot's with binaryAs url, under /web/v1/artifacts/), still valid",
+                ),
+                name: text(LINE).min(1).max(255).optional().describe("Default: the link's file name"),
+              }),
+            ]),
+          )
+          .min(1)
+          .max(10),
+      })
+      .describe(
+        `Set files on a file input (<input type=file>, by ref or selector), as a person choosing them would; the page's change handlers run. Files inline as base64, or by a file link of this api. All files of one act together at most ${MAX_UPLOAD_BYTES} bytes`,
       ),
   }),
   z.strictObject({
@@ -188,6 +229,36 @@ export const dialogSeen = z.object({
 });
 export type DialogSeen = z.infer<typeof dialogSeen>;
 
+export const downloadSeen = z.object({
+  name: z.string().describe("The file name the site gave it"),
+  url: z.string().describe("Where it was downloaded from"),
+  type: z.string().describe("Its media type, told from its bytes and name"),
+  size: z.int().optional().describe("Bytes; absent when it did not finish"),
+  tab: z.string().describe("The tab whose page started it"),
+  during: z.int().optional().describe("The index of the action it started during"),
+  data: z
+    .string()
+    .optional()
+    .describe("The file: base64, or with binaryAs url a link that serves it without a key until metadata.filesExpireAt"),
+  markdown: z
+    .string()
+    .optional()
+    .describe("A document (pdf, docx, xlsx, csv, odt, ods) converted, when the act's formats include markdown"),
+  error: formatError
+    .optional()
+    .describe(
+      `Why the file is not here: download_too_large (past ${MAX_DOWNLOAD_BYTES} bytes), downloads_over_budget (this result already carries ${MAX_DOWNLOADS_RESULT_BYTES} bytes of files), download_failed, or timeout (not finished by the end of the act); a document that did not convert says so here too, its data still given`,
+    ),
+});
+export type DownloadSeen = z.infer<typeof downloadSeen>;
+const downloadsField = z
+  .array(downloadSeen)
+  .max(MAX_DOWNLOADS_LISTED)
+  .optional()
+  .describe(
+    `Files the session's pages downloaded since the previous result (a click on a download link, a navigation that answers with an attachment), in order: the first ${MAX_DOWNLOADS_LISTED}. The download's request went through the same SSRF guard as any page request`,
+  );
+
 const dialogsField = z
   .array(dialogSeen)
   .optional()
@@ -244,6 +315,7 @@ export const sessionResponse = z.object({
   dialogs: dialogsField,
   dialogsOmitted: dialogsOmittedField,
   blockedTabs: blockedTabsField,
+  downloads: downloadsField,
   profile: profileLoaded.optional().describe("The profile the session opened with"),
   metadata: sessionMetadata,
 });
@@ -307,6 +379,7 @@ export const actResponse = z.object({
   dialogs: dialogsField,
   dialogsOmitted: dialogsOmittedField,
   blockedTabs: blockedTabsField,
+  downloads: downloadsField,
   profile: profileSaved.optional().describe("What the act's last saveProfile action saved"),
   metadata: sessionMetadata,
 });

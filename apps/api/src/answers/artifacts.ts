@@ -7,6 +7,7 @@ import {
   s3Store,
   signedNameFor,
   urlOf,
+  verifySignedName,
 } from "@browserfleet/artifacts";
 import { type Config, keptSecret } from "@browserfleet/config";
 import { ARTIFACTS_PREFIX } from "../operations/artifacts.ts";
@@ -67,6 +68,89 @@ interface BinaryAnswer {
   data: Record<string, unknown>;
   errors: Record<string, { code: string; message: string }>;
   metadata: { filesExpireAt?: string };
+  /** A session's downloaded files (base64 in `data`). */
+  downloads?: { name: string; data?: string; error?: { code: string; message: string } }[];
+}
+
+/** Stores one file and gives its link (a fresh name, kept until `expiresAt`). */
+async function storeFile(
+  artifacts: Artifacts,
+  bytes: Buffer,
+  ext: string,
+  expiresAt: number,
+  baseUrl: string,
+) {
+  const name = newSignedName(await artifacts.secret(), ext, expiresAt);
+  await artifacts.store().put(name.key, bytes, CONTENT_TYPES[ext] ?? "application/octet-stream");
+  return urlOf(baseUrl, ARTIFACTS_PREFIX, name);
+}
+
+/** A downloaded file's extension as stored: its name's, when a plain one, else bin. */
+const storedExtension = (name: string) => {
+  const ext = name.includes(".") ? name.slice(name.lastIndexOf(".") + 1).toLowerCase() : "";
+  return /^[a-z0-9]{2,5}$/.test(ext) ? ext : "bin";
+};
+
+/**
+ * A session's downloads by link: each file is stored and its link put in place of its bytes. A file that
+ * could not be stored keeps no data and says why; the others still come out.
+ */
+async function downloadsByUrl(
+  artifacts: Artifacts,
+  answer: BinaryAnswer,
+  baseUrl: string,
+  expiresAt: number,
+  onError?: (err: unknown) => void,
+): Promise<boolean> {
+  let stored = false;
+  for (const d of answer.downloads ?? []) {
+    if (d.data === undefined) continue;
+    try {
+      d.data = await storeFile(
+        artifacts,
+        Buffer.from(d.data, "base64"),
+        storedExtension(d.name),
+        expiresAt,
+        baseUrl,
+      );
+      stored = true;
+    } catch (err) {
+      onError?.(err);
+      delete d.data;
+      d.error = {
+        code: "storage_failed",
+        message: `the file was downloaded but could not be stored for its link (${(err as Error).message}); download it again, or with binaryAs base64`,
+      };
+    }
+  }
+  return stored;
+}
+
+/**
+ * The bytes behind a file link this api gave out (`/web/v1/artifacts/...`, signed and not expired), with
+ * its file name; undefined for any other URL, a changed or expired link, or a file no longer there.
+ */
+export async function fileOfLink(
+  artifacts: Artifacts,
+  url: string,
+): Promise<{ name: string; body: Buffer; contentType: string } | undefined> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const m = new RegExp(`^${ARTIFACTS_PREFIX}/([^/]+)/([^/]+)$`).exec(u.pathname);
+  if (!m) return undefined;
+  const key = `${m[1]}/${m[2]}`;
+  const signed = {
+    key,
+    expires: u.searchParams.get("e") ?? undefined,
+    signature: u.searchParams.get("s") ?? undefined,
+  };
+  if (!verifySignedName(await artifacts.secret(), signed)) return undefined;
+  const file = await artifacts.store().get(key);
+  return file ? { name: m[2]!, ...file } : undefined;
 }
 
 /**
@@ -83,8 +167,13 @@ export async function filesByUrl(
   job?: { seed: string; expiresAt: number },
 ): Promise<void> {
   const wanted = Object.keys(BINARY).filter((f) => typeof answer.data[f] === "string");
-  if (wanted.length === 0) return;
   const expiresAt = job?.expiresAt ?? Date.now() + artifacts.ttlMs;
+  const downloadsStored = await downloadsByUrl(artifacts, answer, baseUrl, expiresAt, onError);
+  if (wanted.length === 0) {
+    if (downloadsStored)
+      answer.metadata.filesExpireAt = new Date(Math.floor(expiresAt / 1000) * 1000).toISOString();
+    return;
+  }
   await Promise.all(
     wanted.map(async (f) => {
       const ext = BINARY[f]!(answer.data[f] as string);
@@ -107,7 +196,7 @@ export async function filesByUrl(
       }
     }),
   );
-  if (wanted.some((f) => typeof answer.data[f] === "string"))
+  if (downloadsStored || wanted.some((f) => typeof answer.data[f] === "string"))
     answer.metadata.filesExpireAt = new Date(Math.floor(expiresAt / 1000) * 1000).toISOString();
 }
 

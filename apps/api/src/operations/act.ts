@@ -19,6 +19,7 @@ import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { type KnownSession, knownSessions } from "../sessions/known-sessions.ts";
 import { actRecord, claimMinutes, findSession, type SessionRow, unclaimMinutes } from "../sessions/store.ts";
+import { resolveUploads } from "../sessions/uploads.ts";
 import { ended, isNoResponders, markGone, notFound, ownedSession } from "./live-sessions.ts";
 import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
@@ -102,6 +103,8 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     for (const [i, a] of req.actions.entries())
       if ("navigate" in a) await precheckUrl(ctx, a.navigate.url, `actions.${i}.navigate.url`);
   }
+  // File links become their bytes here: a bad one is refused before anything is charged.
+  const uploads = await resolveUploads(ctx.artifacts, req.actions);
   const quotedFrom = row ?? (seen as KnownSession);
   const minutesDue = sessionMinutesDue(quotedFrom.openedAt, quotedFrom.billedMinutes, new Date());
   const budget = ctx.config.ACT_TIMEOUT_MS;
@@ -160,7 +163,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
   async function actOnWorker(minutes: number, payer: Payer) {
     const message: SessionActMessage = {
       requestId: caller.requestId,
-      actions: req.actions,
+      actions: uploads,
       formats: req.formats,
       changesOnly: req.changesOnly,
       budgetMs: budget,

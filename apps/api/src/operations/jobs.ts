@@ -22,6 +22,7 @@ import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { parseQuery } from "../validate.ts";
 import { defineOperation, STATUS, type ToolSpec } from "./operation.ts";
+import { profileFor } from "../profiles/profiles.ts";
 import { checkJsonOptions, numericCursor, precheckUrl } from "./shared.ts";
 
 /* What batch and crawl share: starting a job, and the status and cancel operations of each kind. */
@@ -74,6 +75,8 @@ export async function startJob(
   if (kind === "batch") {
     for (const [i, url] of (req as BatchRequest).urls.entries()) await precheckUrl(ctx, url, `urls.${i}`);
   } else await precheckUrl(ctx, (req as CrawlRequest).url);
+  // A profile the account does not have is refused now, not page by page.
+  await profileFor(ctx, caller, req.profile);
   const pages = pagesOf(kind, req);
   const distinct = new Set(pages.map((p) => p.urlKey)).size;
   const limit = kind === "batch" ? distinct : (req as CrawlRequest).limit;

@@ -1,6 +1,5 @@
-import { profileDeleteRequest, profileDeleteResponse } from "@browserfleet/contracts";
+import { PROFILE_NAME, profileDeleteRequest, profileDeleteResponse } from "@browserfleet/contracts";
 import { ApiError } from "../errors.ts";
-import { parseQuery } from "../validate.ts";
 import { requireKey } from "./account-access.ts";
 import { defineOperation } from "./operation.ts";
 import { profiles } from "./profiles.ts";
@@ -24,8 +23,9 @@ export const profileDelete = defineOperation({
   fromHttp: (http) => ({ name: String(http.params.name) }),
   run: async (ctx, input, { caller }) => {
     const auth = requireKey(caller);
-    const { name } = parseQuery(profileDeleteRequest, input);
-    if (!(await ctx.profiles.remove(auth.accountId, name)))
+    const { name } = input;
+    // A name no profile can have names no profile: 404 like any other (the path takes any text).
+    if (!PROFILE_NAME.test(name) || !(await ctx.profiles.remove(auth.accountId, name)))
       throw new ApiError("profile_not_found", `this account has no profile named ${name}`, [
         { field: "name", message: "no such profile" },
       ]);

@@ -22,6 +22,8 @@ export const scrapeBatch = defineOperation({
     allowance: needsKey("batch", "batch scrape"),
     payment: "key",
     limits: "2 to 50 urls.",
+    // A profile this account does not have.
+    errors: [404],
     example: { urls: ["https://example.com/a", "https://example.com/b"], formats: ["markdown"] },
   },
   tool: {

@@ -59,6 +59,8 @@ export const session = defineOperation({
     payment: "any",
     jsonFormat: true,
     example: { url: "https://example.com/login" },
+    // A profile this account does not have.
+    errors: [404],
   },
   tool: {
     name: "web_session_open",

@@ -43,10 +43,13 @@ export async function newBareContext(
   browser: Browser,
   req: ScrapeRequest,
   profileState?: string,
+  /** A session's: it keeps what its pages download (a scrape reads an attachment without the browser). */
+  acceptDownloads = false,
 ): Promise<BrowserContext> {
   const context = await browser.newContext({
     ...contextOptionsFor(req),
     ...(profileState ? { storageState: JSON.parse(profileState) } : {}),
+    ...(acceptDownloads ? { acceptDownloads: true } : {}),
   });
   // Before any page script: what `wait.until: auto` reads to tell when the page is done, and what tells
   // whether scrolling could change the page (a page whose script watches no scrolling is not scrolled for
@@ -67,8 +70,9 @@ export async function newTaskContext(
   browser: Browser,
   req: ScrapeRequest,
   profileState?: string,
+  acceptDownloads = false,
 ): Promise<BrowserContext> {
-  const context = await newBareContext(browser, req, profileState);
+  const context = await newBareContext(browser, req, profileState, acceptDownloads);
   await applyRequestToContext(context, req);
   return context;
 }

@@ -4,6 +4,7 @@ import elementScrollBy from "../injected/generated/element-scroll-by.ts";
 import selectOptions from "../injected/generated/select-options.ts";
 import windowScrollBy from "../injected/generated/window-scroll-by.ts";
 import { ActionError, isTimeout, messageOf, shortReason } from "./action-errors.ts";
+import { mediaTypeOf } from "./media-types.ts";
 import { type ActionCtx, onElement, type SessionControls, stepTimeout, target } from "./targets.ts";
 import { selectForTyping } from "./type-ready.ts";
 import { runWait } from "./wait-action.ts";
@@ -25,6 +26,8 @@ export interface ActionDone {
 }
 
 const NAVIGATION_TIMEOUT_MS = 30_000;
+/** After clicking an upload button, how long to wait for the file chooser it opens. */
+const CHOOSER_MS = 3_000;
 
 /**
  * How each action form is performed; on an element, Playwright's errors become ones an agent can act on.
@@ -141,6 +144,45 @@ export const ACTION_HANDLERS: { readonly [K in ActionKind]: Handler<K> } = {
     const session = sessionOf(ctx, "tab");
     if (close) await session.closeTab(id, ctx.deadline);
     else await session.switchTab(id, ctx.deadline);
+  },
+  upload: async (page, { ref, files }, ctx) => {
+    const t = target(page, ref);
+    const payload = files.map((f) => {
+      // The api turns file links into their bytes before an act reaches a worker.
+      if (!("data" in f))
+        throw new ActionError("invalid_request", "a file link reached the browser unresolved");
+      return { name: f.name, mimeType: f.type ?? mediaTypeOf(f.name), buffer: Buffer.from(f.data, "base64") };
+    });
+    const fileInput = await onElement(t, "upload", ctx, async () =>
+      t.locator.and(page.locator("input[type=file]")).count(),
+    );
+    const oneFileOnly = () =>
+      new ActionError(
+        "too_many_files",
+        `${t.label} takes one file (its input has no multiple attribute); upload one at a time`,
+      );
+    if (fileInput > 0) {
+      try {
+        await onElement(t, "upload", ctx, (timeout) => t.locator.setInputFiles(payload, { timeout }));
+      } catch (err) {
+        if (/Non-multiple file input/i.test(messageOf(err))) throw oneFileOnly();
+        throw err;
+      }
+      return;
+    }
+    // A styled button that opens the page's hidden file input, as most sites have: click it and answer
+    // the file chooser it opens.
+    const chooser = page.waitForEvent("filechooser", { timeout: stepTimeout(ctx, CHOOSER_MS) });
+    chooser.catch(() => {});
+    await onElement(t, "upload", ctx, (timeout, signal) => t.locator.click({ timeout, signal }));
+    const opened = await chooser.catch(() => undefined);
+    if (!opened)
+      throw new ActionError(
+        "not_a_file_input",
+        `${t.label} is neither a file input (<input type=file>) nor a control that opens a file chooser when clicked; take a controls map and use the ref of the upload button or input`,
+      );
+    if (!opened.isMultiple() && payload.length > 1) throw oneFileOnly();
+    await opened.setFiles(payload, { timeout: stepTimeout(ctx) });
   },
   saveProfile: async (_page, { name }, ctx) => {
     const saved = await sessionOf(ctx, "saveProfile").saveProfile(name, ctx.deadline);

@@ -1,6 +1,7 @@
 import { decodeJson, encodeJson, SESSION_ENDED_SUBJECT, sessionSubject } from "@browserfleet/bus";
 import {
   type ActResponse,
+  type DownloadSeen,
   describeIssues,
   type Format,
   MAX_TABS,
@@ -41,6 +42,7 @@ import { ACT_FINISH_MS, ACT_QUIET_MS, ACT_SETTLE_MAX_MS } from "../settle-window
 import { type ActSession, runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
 import { SessionDialogs } from "./dialogs.ts";
+import { SessionDownloads } from "./downloads.ts";
 import { PROFILE_SAVE_MS, saveSessionProfile } from "./profile-save.ts";
 import { type QuietRead, quietRead } from "./quiet-read.ts";
 import { SessionTabs, shownRef } from "./tabs.ts";
@@ -66,6 +68,7 @@ interface LiveSession {
   overlaysClear?: OverlaysClear;
   /** What the last read of the page in an act found: the next act's first action starts from it. */
   seen?: Seen;
+  downloads: SessionDownloads;
   /** What the running act's last saveProfile action saved. */
   saved?: ProfileSaved;
   /** What saving the state as the session ended came to (profile.save). */
@@ -107,21 +110,26 @@ export class SessionHost {
     let browser: Browser;
     try {
       browser = await this.chromium.browser();
-      context = await newTaskContext(browser, req, task.profileState);
+      context = await newTaskContext(browser, req, task.profileState, true);
       // Before the first page: its tabs and dialogs are the session's from its first moment.
       let lost = () => {};
       const tabs = new SessionTabs(context, MAX_TABS, () => lost());
       const dialogs = new SessionDialogs(context, (d) => tabs.idOf(d.page()) ?? tabs.activeId);
+      const downloads = new SessionDownloads(context, (p) => tabs.idOf(p) ?? tabs.activeId);
       const opened = await openPage(context, this.proxy, req);
       const { page, status } = opened;
       const outcome = await renderFormats(page, req, req.formats);
-      const session = this.#track(task, context, tabs, dialogs, browser);
+      const session = this.#track(task, context, tabs, dialogs, downloads, browser);
       lost = () => void session.end("browser_lost");
       session.shown = stateShown(outcome);
       const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
       this.metrics.sessionsOpened.inc();
       const dialogsSeen = dialogs.take();
       const blocked = tabs.takeBlocked();
+      const downloaded = await downloads.take(
+        Date.now() + OPEN_DOWNLOADS_MS,
+        req.formats.includes("markdown"),
+      );
       return {
         ok: true,
         workerId: this.workerId,
@@ -133,6 +141,7 @@ export class SessionHost {
           tabs: await tabs.opened(Date.now() + TABS_WAIT_MS).then(() => tabs.list()),
           ...dialogsSeen,
           ...(blocked.length ? { blockedTabs: blocked } : {}),
+          ...downloaded,
           metadata: {
             ...facts,
             statusCode: status,
@@ -173,6 +182,7 @@ export class SessionHost {
     context: BrowserContext,
     tabs: SessionTabs,
     dialogs: SessionDialogs,
+    downloads: SessionDownloads,
     browser: Browser,
   ): LiveSession {
     let endOnce: Promise<void> | undefined;
@@ -184,6 +194,7 @@ export class SessionHost {
       context,
       tabs,
       dialogs,
+      downloads,
       openedAt: now,
       lastActiveAt: now,
       idleMs: task.idleMs,
@@ -316,7 +327,7 @@ export class SessionHost {
       // or a tab's title can each take seconds, and an agent is better told what its actions did than
       // left to time out without knowing.
       const answerBy = actStart + m.budgetMs + ACT_FINISH_MS;
-      const finished = await beforeDeadline(this.#finish(s, run, m, actStart, rendered), answerBy);
+      const finished = await beforeDeadline(this.#finish(s, run, m, actStart, rendered, answerBy), answerBy);
       let page: Finished;
       if (finished) {
         page = finished;
@@ -329,7 +340,7 @@ export class SessionHost {
         delete s.seen;
         page = unrendered(s, rendered);
       }
-      const { outcome, changes, facts, tabs } = page;
+      const { outcome, changes, facts, tabs, downloads } = page;
       const dialogs = s.dialogs.take();
       const blocked = s.tabs.takeBlocked();
       s.lastActiveAt = Date.now();
@@ -345,6 +356,7 @@ export class SessionHost {
         ...(tabs ? { tabs } : {}),
         ...dialogs,
         ...(blocked.length ? { blockedTabs: blocked } : {}),
+        ...(downloads ? { downloads } : {}),
         ...(s.saved ? { profile: s.saved } : {}),
         metadata: {
           ...facts,
@@ -388,6 +400,7 @@ export class SessionHost {
     m: SessionActMessage,
     actStart: number,
     rendered: readonly Format[],
+    answerBy: number,
   ): Promise<Finished> {
     const { outcome, settle, title, seen, overlaysClear } = run.speculated
       ? { ...quietOutcome(run.speculated), overlaysClear: false as const }
@@ -399,10 +412,13 @@ export class SessionHost {
     const facts = await pageFacts(s.tabs.active, outcome, true, settle ? { settle } : {}, title);
     await s.tabs.opened(Date.now() + TABS_WAIT_MS);
     const tabs = await s.tabs.list();
+    // What the actions downloaded, waited for while the act has time (a little kept to answer in).
+    const { downloads } = await s.downloads.take(answerBy - 500, rendered.includes("markdown"));
     return {
       outcome,
       facts,
       tabs,
+      ...(downloads ? { downloads } : {}),
       overlaysClear,
       ...(changes ? { changes } : {}),
       ...(seen ? { seen } : {}),
@@ -460,6 +476,9 @@ export class SessionHost {
   }
 }
 
+/** At open, how long to wait for a download the page started as it loaded (later ones come with an act). */
+const OPEN_DOWNLOADS_MS = 3000;
+
 /** A close answers within the api's wait (10 s): the save as it closes gets this long. */
 const CLOSE_SAVE_MS = 6_000;
 
@@ -475,6 +494,7 @@ function actSession(s: LiveSession, saveProfile: ActSession["saveProfile"]): Act
     openTabs: () => s.tabs.ids(),
     actionStarted: (index) => {
       s.dialogs.during = index;
+      s.downloads.during = index;
     },
     switchTab: (id, deadline) => s.tabs.switchTo(id, deadline),
     closeTab: (id, deadline) => s.tabs.close(id, deadline),
@@ -508,6 +528,7 @@ interface Finished {
   outcome: FormatOutcome;
   facts: Awaited<ReturnType<typeof pageFacts>>;
   tabs?: TabInfo[];
+  downloads?: DownloadSeen[];
   changes?: PageChanges;
   seen?: Seen;
   shown?: PageState;
