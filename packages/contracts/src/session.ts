@@ -239,11 +239,15 @@ export const downloadSeen = z.object({
   data: z
     .string()
     .optional()
-    .describe("The file: base64, or with binaryAs url a link that serves it without a key until metadata.filesExpireAt"),
+    .describe(
+      "The file: base64, or with binaryAs url a link that serves it without a key until metadata.filesExpireAt",
+    ),
   markdown: z
     .string()
     .optional()
-    .describe("A document (pdf, docx, xlsx, csv, odt, ods) converted, when the act's formats include markdown"),
+    .describe(
+      "A document (pdf, docx, xlsx, csv, odt, ods) converted, when the act's formats include markdown",
+    ),
   error: formatError
     .optional()
     .describe(

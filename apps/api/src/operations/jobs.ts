@@ -20,9 +20,9 @@ import { type Caller, HOW_TO_GET_A_KEY, paymentSetup } from "../billing/payment.
 import { paymentRequired } from "../billing/unpaid.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { profileFor } from "../profiles/profiles.ts";
 import { parseQuery } from "../validate.ts";
 import { defineOperation, STATUS, type ToolSpec } from "./operation.ts";
-import { profileFor } from "../profiles/profiles.ts";
 import { checkJsonOptions, numericCursor, precheckUrl } from "./shared.ts";
 
 /* What batch and crawl share: starting a job, and the status and cancel operations of each kind. */
