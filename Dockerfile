@@ -25,7 +25,8 @@ COPY operator/package.json operator/package.json
 COPY --from=manifests /src/packages packages
 RUN --mount=type=cache,target=/root/.npm npm ci --prefer-offline --ignore-scripts --no-audit --no-fund
 # Fixes to dependencies (patches/, what npm's postinstall applies outside images); the bundles below
-# carry the patched linkedom and turndown, so the runtime stage's unpatched copies are never loaded.
+# carry the patched linkedom and turndown, so the runtime stage's unpatched copies are never loaded, and the
+# browser image takes the patched playwright-core from here.
 COPY patches patches
 RUN node_modules/.bin/patch-package
 COPY packages packages
@@ -92,6 +93,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji fonts-noto-cjk tini \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 COPY --from=runtime /app /app
+# playwright-core with its patch (patches/): the worker loads it from node_modules, and the runtime's copy is
+# installed without patches. The patch gives Chromium a list of languages as Accept-Language (location).
+COPY --from=build /src/node_modules/playwright-core node_modules/playwright-core
 COPY --from=build /src/dist/browser dist
 USER 10001:10001
 EXPOSE 9464
