@@ -10,4 +10,5 @@ export * from "./text.ts";
 
 export const INTERFACE_VERSION = "1.0.1";
 export * from "./account.ts";
+export * from "./places.ts";
 export * from "./profiles.ts";

@@ -19,6 +19,7 @@ import {
   viewport,
   waitOptions,
 } from "./common.ts";
+import { checkPlaceRules, device, location, PLACE_RULES_SCHEMA } from "./places.ts";
 import { profileLoad } from "./profiles.ts";
 import { TEXT, text } from "./text.ts";
 
@@ -88,13 +89,20 @@ export const renderFields = {
       "How screenshots and PDFs come back: base64 inside the answer, or url: an HTTPS link under this api (/web/v1/artifacts/...) that serves the file without a key until metadata.filesExpireAt (24 hours by default). The link is a signed capability: anyone holding it can fetch the file.",
     ),
   viewport: viewport.optional(),
+  location: location.optional(),
+  device: device.optional(),
   maxTokens: maxTokens.optional(),
   profile: profileLoad.optional(),
 };
 
-type RenderLike = { formats: readonly string[]; selectors?: unknown; json?: unknown };
+type RenderLike = { formats: readonly string[]; selectors?: unknown; json?: unknown } & Parameters<
+  typeof checkPlaceRules
+>[0];
 
-/** The rules of checkRenderRules that JSON Schema can say: elements needs selectors, json needs json. */
+/**
+ * The rules of checkRenderRules that JSON Schema can say: elements needs selectors, json needs json, and a
+ * location that sets languages takes no Accept-Language header.
+ */
 export const RENDER_RULES_SCHEMA = {
   allOf: [
     {
@@ -107,6 +115,7 @@ export const RENDER_RULES_SCHEMA = {
       // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
       then: { required: ["json"] },
     },
+    PLACE_RULES_SCHEMA,
   ],
 };
 
@@ -129,6 +138,7 @@ export function checkRenderRules(v: RenderLike, ctx: z.RefinementCtx): void {
       message: "json { prompt, schema } is required when formats contains json",
     });
   }
+  checkPlaceRules(v, ctx);
 }
 
 /** "Give exactly one of url or html", as the published schema says it. */
