@@ -5,15 +5,16 @@ import scrollHooksInit from "../injected/generated/scroll-hooks-init.ts";
 import settleInit from "../injected/generated/settle-init.ts";
 import { installBlockRules } from "./block-rules.ts";
 import type { ContextLease } from "./job-contexts.ts";
+import { deviceOptions, placeOptions } from "./places.ts";
 import type { WarmContext, WarmContexts } from "./warm-contexts.ts";
 
 /** Everything a context is made with from a request: options a context cannot change once made. */
 export function contextOptionsFor(req: ScrapeRequest): BrowserContextOptions {
-  const vp = req.viewport;
   return {
-    viewport: { width: vp?.width ?? 1280, height: vp?.height ?? 720 },
-    deviceScaleFactor: vp?.deviceScaleFactor ?? 1,
-    userAgent: req.request?.userAgent,
+    // Viewport, scale, user agent, touch: the device's, the caller's viewport and user agent winning.
+    ...deviceOptions(req),
+    // Languages, time zone, geolocation.
+    ...placeOptions(req.location),
     extraHTTPHeaders: req.request?.headers,
     httpCredentials: req.request?.auth ? { ...req.request.auth, send: "unauthorized" } : undefined,
     ignoreHTTPSErrors: false,
@@ -28,7 +29,8 @@ const DEFAULT_OPTIONS = contextOptionsFor(DEFAULT_CONTEXT_REQUEST);
 
 /**
  * Whether a context made for DEFAULT_CONTEXT_REQUEST serves `req` exactly as one made for it would: true
- * only when every creation option comes out the same (user agent, viewport, headers, credentials, ...).
+ * only when every creation option comes out the same (user agent, viewport, device, location, headers,
+ * credentials, ...): `device: "desktop"` does, as it is the default page.
  * Cookies and block rules are not creation options: they are added to the context before the page loads.
  */
 export function fitsDefaultContext(req: ScrapeRequest): boolean {

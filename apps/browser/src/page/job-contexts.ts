@@ -2,6 +2,7 @@ import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { skipMedia, textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
+import { contextOptionsFor } from "./context.ts";
 
 /** A context lent to one task; `release` hands it back (it closes it when it is not shared). */
 export interface ContextLease {
@@ -46,16 +47,13 @@ interface Entry {
   textOnly: boolean;
 }
 
-/** The request options a context is built from; pages of one job share them, but check anyway. */
+/**
+ * The request options a context is built from (all its creation options: viewport, device, location,
+ * user agent, headers, credentials), its block rules and whether its pages skip media; pages of one job share
+ * them, but check anyway.
+ */
 const shapeOf = (req: ScrapeRequest) =>
-  JSON.stringify([
-    req.viewport,
-    req.request?.userAgent,
-    req.request?.headers,
-    req.request?.auth,
-    req.block,
-    textFormatsOnly(req),
-  ]);
+  JSON.stringify([contextOptionsFor(req), req.block, textFormatsOnly(req)]);
 
 /**
  * Browser contexts shared by the pages of one batch or crawl job on this worker, the way a crawler
