@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import {
   controlsOptions,
+  deviceName,
   type Format,
   linksOptions,
   pdfOptions,
+  placeOf,
   type ScrapeRequest,
   screenshotOptions,
   scrollOptions,
@@ -115,6 +117,11 @@ function commonOptions(req: ScrapeRequest): unknown {
       urlPatterns: sortedUnique(req.block?.urlPatterns),
     },
     userAgent: req.request?.userAgent ?? null,
+    // What the page was told of where it is and what it runs on, as the browser got it (a country's
+    // defaults filled in; "mobile" as the device it stands for). Absent when unset, as "desktop" is, so the
+    // keys of requests without them are those from before they existed.
+    location: placeOf(req.location),
+    device: deviceName(req.device),
   };
 }
 

@@ -133,6 +133,40 @@ describe("cache keys", () => {
     assert.deepEqual(changed(ALL, { ...ALL, url: "https://example.com/other?b=2&a=1" }), all);
   });
 
+  it("a location or a device changes every format's key, by what the browser is told", () => {
+    const all = [...FORMATS];
+    assert.deepEqual(changed(ALL, { ...ALL, location: { country: "DE" } }), all);
+    assert.deepEqual(changed(ALL, { ...ALL, location: { timezone: "Asia/Tokyo" } }), all);
+    assert.deepEqual(changed(ALL, { ...ALL, location: { languages: ["fr-FR", "fr"] } }), all);
+    assert.deepEqual(
+      changed({ ...ALL, location: { country: "DE" } }, { ...ALL, location: { country: "AT" } }),
+      all,
+    );
+    assert.deepEqual(
+      changed(
+        { ...ALL, location: { country: "DE" } },
+        { ...ALL, location: { country: "DE", timezone: "UTC" } },
+      ),
+      all,
+    );
+    assert.deepEqual(changed(ALL, { ...ALL, device: "mobile" }), all);
+    assert.deepEqual(
+      changed({ ...ALL, device: "iPhone 15" }, { ...ALL, device: "iPhone 15 landscape" }),
+      all,
+    );
+    // The same browser, said two ways: a country's defaults spelled out, a kind by the device it stands for.
+    assert.deepEqual(
+      changed(
+        { ...ALL, location: { country: "DE" } },
+        { ...ALL, location: { country: "DE", languages: ["de-DE", "de"], timezone: "Europe/Berlin" } },
+      ),
+      [],
+    );
+    assert.deepEqual(changed({ ...ALL, device: "mobile" }, { ...ALL, device: "Pixel 7" }), []);
+    assert.deepEqual(changed(ALL, { ...ALL, device: "desktop" }), []);
+    assert.equal(isCacheable(req({ ...ALL, location: { country: "DE" }, device: "mobile" })), true);
+  });
+
   it("options left at their defaults share the key of the explicit defaults", () => {
     const explicit: ScrapeRequestInput = {
       ...ALL,
