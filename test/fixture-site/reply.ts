@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from "node:http";
+
 /** A complete response, produced by a router and written by the fixture server's `send`. */
 export interface Reply {
   status: number;
@@ -13,4 +15,6 @@ export type ExtraRoutes = (
   origin: string,
   /** The request's Cookie header ("" without one). */
   cookie: string,
+  /** All the request's headers (the server passes them; a route called by another may be given none). */
+  headers?: IncomingHttpHeaders,
 ) => Reply | null;

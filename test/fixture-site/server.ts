@@ -49,6 +49,7 @@ import {
   statusHtml,
   welcomeHtml,
 } from "./pages.ts";
+import { placesRoutes } from "./places.ts";
 import type { ExtraRoutes, Reply } from "./reply.ts";
 import { sitemapsRoutes } from "./sitemaps.ts";
 import { tabsDialogsRoutes } from "./tabs-dialogs.ts";
@@ -106,6 +107,7 @@ const EXTRA_ROUTES: ExtraRoutes[] = [
   tabsDialogsRoutes,
   busyRoutes,
   loginRoutes,
+  placesRoutes,
   filesRoutes,
 ];
 
@@ -273,7 +275,7 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
     }
 
     for (const extra of EXTRA_ROUTES) {
-      const reply = extra(path, query, originOf(req, baseUrl), req.headers.cookie ?? "");
+      const reply = extra(path, query, originOf(req, baseUrl), req.headers.cookie ?? "", req.headers);
       if (reply) return reply;
     }
 
