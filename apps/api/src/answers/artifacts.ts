@@ -127,7 +127,7 @@ async function downloadsByUrl(
 }
 
 /**
- * The bytes behind a file link this api gave out (`/web/v1/artifacts/...`, signed and not expired), with
+ * The bytes behind a file link this api gave out (under ARTIFACTS_PREFIX, signed and not expired), with
  * its file name; undefined for any other URL, a changed or expired link, or a file no longer there.
  */
 export async function fileOfLink(

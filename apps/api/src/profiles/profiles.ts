@@ -1,6 +1,7 @@
 import type { Caller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { profiles } from "../operations/profiles.ts";
 
 const KEY_NEEDED = "profiles belong to an account: send an API key";
 
@@ -23,7 +24,7 @@ export async function profileFor(
   if (mayBeNew) return { version: null };
   throw new ApiError(
     "profile_not_found",
-    `this account has no profile named ${profile.name}; GET /web/v1/profiles lists them, and a session opened with profile: { name, save: true } makes one`,
+    `this account has no profile named ${profile.name}; GET ${profiles.path} lists them, and a session opened with profile: { name, save: true } makes one`,
     [{ field: "profile.name", message: "no such profile" }],
   );
 }
