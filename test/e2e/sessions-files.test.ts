@@ -184,7 +184,7 @@ describe("uploads", () => {
     }
   });
 
-  test("over MCP: web_act uploads a file and reports a download", async () => {
+  test("over MCP: web_act uploads a file, and a download comes as a resource link", async () => {
     const client = await connectMcp(stack.api.url, auth());
     try {
       const opened = await callTool(client, "web_session_open", { url: `${stack.site.url}/upload` });
@@ -196,11 +196,21 @@ describe("uploads", () => {
       });
       assert.equal(up.isError, false, JSON.stringify(up.body));
       assert.match(up.body.data.markdown, /docs: mcp\.txt \(8 bytes, text\/plain\): from MCP/);
-      const down = await callTool(client, "web_act", {
-        sessionId,
-        actions: [{ navigate: { url: `${stack.site.url}/files` } }, { click: { ref: "#export" } }],
+      // A downloaded file comes as a resource link, not as base64 in the model's context.
+      const down = await client.callTool({
+        name: "web_act",
+        arguments: {
+          sessionId,
+          actions: [{ navigate: { url: `${stack.site.url}/files` } }, { click: { ref: "#export" } }],
+        },
       });
-      assert.equal(down.body.downloads[0].name, "notes.txt");
+      const content = down.content as Json[];
+      const [notes] = JSON.parse(content[0].text).downloads;
+      assert.equal(notes.name, "notes.txt");
+      assert.match(notes.data, /^http.*\/web\/v1\/artifacts\/.+\.txt\?e=/);
+      const link = content.find((c) => c.type === "resource_link");
+      assert.deepEqual([link?.uri, link?.name, link?.mimeType], [notes.data, "notes.txt", "text/plain"]);
+      assert.equal(await (await fetch(notes.data)).text(), "Notes\nCall the supplier on Monday\n");
       await callTool(client, "web_session_close", { sessionId });
     } finally {
       await client.close();

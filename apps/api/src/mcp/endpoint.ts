@@ -99,11 +99,49 @@ async function resultOf(
     }
     if (blocks.length > 0) structured = { ...structured, data: copy, metadata };
   }
+  structured = await downloadsAsLinks(ctx, req, structured, blocks);
   const json = JSON.stringify(structured);
   return {
     result: { content: [{ type: "text", text: json }, ...blocks], structuredContent: structured },
     serialised: { value: structured, json },
   };
+}
+
+interface DownloadLike {
+  name: string;
+  url: string;
+  type: string;
+  data?: string;
+  error?: { code: string; message: string };
+}
+
+/**
+ * A session's downloaded files over MCP: stored and given as resource links (a model has no use for a
+ * file's base64 in its context; the markdown of a document stays), each also named in the JSON by its
+ * link. One that cannot be stored stays inline.
+ */
+async function downloadsAsLinks(
+  ctx: ApiContext,
+  req: Request,
+  structured: Record<string, unknown>,
+  blocks: Block[],
+): Promise<Record<string, unknown>> {
+  const downloads = structured.downloads as DownloadLike[] | undefined;
+  if (!Array.isArray(downloads) || downloads.length === 0) return structured;
+  const metadata = { ...(structured.metadata as Record<string, unknown> | undefined) };
+  const moved = { data: {}, errors: {}, metadata, downloads: downloads.map((d) => ({ ...d })) };
+  if (moved.downloads.some((d) => typeof d.data === "string" && !isLink(d.data)))
+    await filesByUrl(ctx.artifacts, moved, baseOf(ctx, req)).catch(() => {});
+  for (const d of moved.downloads)
+    if (isLink(d.data))
+      blocks.push({
+        type: "resource_link",
+        uri: d.data,
+        name: d.name,
+        mimeType: d.type,
+        description: `Downloaded from ${d.url}; served without a key${metadata.filesExpireAt ? ` until ${metadata.filesExpireAt}` : ""}`,
+      });
+  return { ...structured, downloads: moved.downloads, metadata };
 }
 
 /** An error as a tool result the agent can read and act on: the code, the message, the field at fault. */
