@@ -233,8 +233,8 @@ describe("profiles: logins that last", () => {
 });
 
 test("a session with profile.save that ends on its own (maximum lifetime) saves as it ends", async () => {
-  // A stack of its own whose sessions live 8 s: long enough to sign in, short enough to wait for.
-  const short = await startStack({ slots: 1, jobs: false, env: { SESSION_MAX_LIFETIME_MS: "8000" } });
+  // A stack of its own whose sessions live 15 s: long enough to sign in on a busy machine, short enough to wait for.
+  const short = await startStack({ slots: 1, jobs: false, env: { SESSION_MAX_LIFETIME_MS: "15000" } });
   try {
     const key = { authorization: `Bearer ${short.key}` };
     const opened = await short.post(
@@ -261,7 +261,7 @@ test("a session with profile.save that ends on its own (maximum lifetime) saves 
         const r = await short.call("GET", "/web/v1/profiles", key);
         return r.body.profiles.find((p: Json) => p.name === "timed");
       },
-      30_000,
+      60_000,
       200,
     );
     assert.equal(saved.version, 1);
