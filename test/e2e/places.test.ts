@@ -86,6 +86,16 @@ describe("places and devices", () => {
     assert.equal(seen.coarse, true, "still a touch screen");
   });
 
+  test("a document fetched without the browser is asked for in the location's languages too", async () => {
+    const r = await stack.post("/web/v1/scrape", {
+      url: `${stack.site.url}/places/prices.csv`,
+      location: { country: "DE" },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.metadata.document?.type, "csv", JSON.stringify(r.body.metadata));
+    assert.match(r.body.data.markdown, /de-DE,de;q=0\.9/);
+  });
+
   test("the render cache keeps renders of different places apart", async () => {
     const cached = async (location: Json) => {
       const r = await stack.post("/web/v1/scrape", {

@@ -7,14 +7,23 @@
  *             devicePixelRatio, maxTouchPoints, navigator.userAgent and userAgentData.mobile, and
  *             navigator.geolocation's position ({latitude, longitude, accuracy}, or {error}).
  *             A mobile page (meta viewport width=device-width), as a phone lays out others 980 px wide.
+ *   /places/prices.csv  a CSV attachment whose second row is the Accept-Language header it was sent
  */
 import type { ExtraRoutes } from "./reply.ts";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export const placesRoutes: ExtraRoutes = (path, _query, _origin, _cookie, headers) => {
-  if (path !== "/places") return null;
   const acceptLanguage = String(headers?.["accept-language"] ?? "");
+  // A price list as a CSV download: the languages asked for are in its second row.
+  if (path === "/places/prices.csv")
+    return {
+      status: 200,
+      type: "text/csv; charset=utf-8",
+      headers: { "Content-Disposition": 'attachment; filename="prices.csv"' },
+      body: `item,accept-language\nprices,"${acceptLanguage.replace(/"/g, '""')}"\n`,
+    };
+  if (path !== "/places") return null;
   return {
     status: 200,
     type: "text/html; charset=utf-8",

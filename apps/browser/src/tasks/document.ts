@@ -1,4 +1,9 @@
-import type { DocumentFacts, ScrapeRequest, ScrapeResponse } from "@browserfleet/contracts";
+import {
+  type DocumentFacts,
+  placeOf,
+  type ScrapeRequest,
+  type ScrapeResponse,
+} from "@browserfleet/contracts";
 import {
   type ConvertedDocument,
   claimedDocumentType,
@@ -38,6 +43,10 @@ const LABELS: Record<DocumentType, string> = {
   ods: "OpenDocument spreadsheet",
 };
 
+/** An Accept-Language list as Chromium writes it: the first language whole, the others with falling weights. */
+export const acceptLanguageOf = (languages: readonly string[]): string =>
+  languages.map((l, i) => (i === 0 ? l : `${l};q=${Math.max(0.1, 1 - i / 10).toFixed(1)}`)).join(",");
+
 /** The request's headers, cookies and credentials for a fetch of `url` outside the browser. */
 async function requestHeaders(context: BrowserContext, req: ScrapeRequest, url: string) {
   const headers: Record<string, string> = {};
@@ -48,6 +57,9 @@ async function requestHeaders(context: BrowserContext, req: ScrapeRequest, url: 
   // The browser's cookie jar for this URL: the request's cookies and whatever the site set on the way.
   const cookies = await context.cookies(url).catch(() => []);
   if (cookies.length) headers.cookie = cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+  // The location's languages, as the browser would have sent them.
+  const languages = placeOf(req.location)?.languages;
+  if (languages && !("accept-language" in headers)) headers["accept-language"] = acceptLanguageOf(languages);
   const auth = req.request?.auth;
   if (auth && req.url && new URL(req.url).origin === new URL(url).origin) {
     headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
