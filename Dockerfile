@@ -9,20 +9,20 @@
 # Every stage but the four targets is shared, so a layer cache runs it once for all four images.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# The workspace manifests alone, so the npm ci layers below are rebuilt only when a package.json changes.
+# The workspace's manifests alone (the root's, its lock, and every workspace's package.json), so the npm ci
+# layers below are rebuilt only when one of them changes.
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /src
+COPY package.json package-lock.json ./
+COPY apps apps
+COPY operator operator
 COPY packages packages
-RUN find packages -mindepth 2 -maxdepth 2 ! -name package.json -exec rm -rf {} +
+RUN find apps packages -mindepth 2 -maxdepth 2 ! -name package.json -exec rm -rf {} + \
+ && find operator -mindepth 1 -maxdepth 1 ! -name package.json -exec rm -rf {} +
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
-COPY package.json package-lock.json ./
-COPY apps/api/package.json apps/api/package.json
-COPY apps/browser/package.json apps/browser/package.json
-COPY apps/jobs/package.json apps/jobs/package.json
-COPY operator/package.json operator/package.json
-COPY --from=manifests /src/packages packages
+COPY --from=manifests /src ./
 RUN --mount=type=cache,target=/root/.npm npm ci --prefer-offline --ignore-scripts --no-audit --no-fund
 # Fixes to dependencies (patches/, what npm's postinstall applies outside images); the bundles below
 # carry the patched linkedom and turndown, so the runtime stage's unpatched copies are never loaded, and the
@@ -50,12 +50,7 @@ RUN node -e "import('esbuild').then((e) => e.build({ \
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
-COPY apps/api/package.json apps/api/package.json
-COPY apps/browser/package.json apps/browser/package.json
-COPY apps/jobs/package.json apps/jobs/package.json
-COPY operator/package.json operator/package.json
-COPY --from=manifests /src/packages packages
+COPY --from=manifests /src ./
 RUN --mount=type=cache,target=/root/.npm npm ci --prefer-offline --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
  && rm -rf node_modules/@browserfleet node_modules/.cache
 
