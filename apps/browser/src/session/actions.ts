@@ -146,6 +146,7 @@ export async function runActions<S = unknown>(
       } catch (err) {
         const refused = hops.map((r) => proxy.refusalFor(r.url())).find((e) => e !== undefined);
         error = refused ? { code: "ssrf_blocked", message: refused.message } : actionErrorOf(err);
+        if (error.code === "page_closed" && closedItsOwnTab(page, session)) error = undefined;
       }
       const ms = Math.round(performance.now() - started - notActing);
       opts.onAction?.(action, !error, ms);
@@ -172,6 +173,20 @@ export async function runActions<S = unknown>(
     ...(state ? { state } : {}),
     ...(speculated !== undefined ? { speculated } : {}),
   };
+}
+
+/**
+ * Whether the action's tab closed under it while the session lives on in another tab: a page that runs
+ * window.close() on the press (a menu acting on mousedown) closes before the click returns, and under load
+ * even a click handler can. The action did its work; the session goes on in the tab that opened it.
+ */
+function closedItsOwnTab(page: Page, session: ActSession | undefined): boolean {
+  return (
+    session !== undefined &&
+    page.isClosed() &&
+    session.openTabs().length > 0 &&
+    !session.activePage().isClosed()
+  );
 }
 
 /** Runs one action and settles after it; the page's settle state when the action started nothing. */
