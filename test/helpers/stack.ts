@@ -63,15 +63,6 @@ export async function startStack(
   const site = await startFixtureSite();
   const [nats, pg] = await Promise.all([startLocalNats({ dataDir: join(dir, "nats") }), startTestPostgres()]);
   const allowPrivate = "allowPrivate" in opts ? opts.allowPrivate : "127.0.0.1/32";
-  const worker = await startBrowserWorker({
-    natsUrl: nats.url,
-    slots: opts.slots ?? 2,
-    ackWaitMs: 30_000,
-    queueMax: 100,
-    allowPrivate,
-    metricsPort: 0,
-    ...opts.worker,
-  });
   const dataDir = join(dir, "data");
   const config = loadConfig({
     PORT: "0",
@@ -80,6 +71,18 @@ export async function startStack(
     DATA_DIR: dataDir,
     ...(allowPrivate ? { FLEET_ALLOW_PRIVATE: allowPrivate } : {}),
     ...opts.env,
+  });
+  const worker = await startBrowserWorker({
+    natsUrl: nats.url,
+    slots: opts.slots ?? 2,
+    ackWaitMs: 30_000,
+    queueMax: 100,
+    allowPrivate,
+    metricsPort: 0,
+    // The same egress settings as the api and the jobs program, as one deployment has.
+    egressPools: config.EGRESS_PROXIES,
+    callerProxies: config.CALLER_PROXIES === "on",
+    ...opts.worker,
   });
   const api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
   const jobs =

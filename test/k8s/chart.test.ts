@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { connectBus, ensureTaskQueue, type LocalNats, startLocalNats } from "@browserfleet/bus";
+import { loadConfig } from "@browserfleet/config";
 import yaml from "js-yaml";
 import {
   applyObject,
@@ -63,6 +64,13 @@ const NON_DEFAULT = {
     nodeSelector: { pool: "browsers" },
     tolerations: [{ key: "browsers", operator: "Exists", effect: "NoSchedule" }],
     env: { FLEET_ALLOW_PRIVATE: "10.20.0.0/16", BROWSER_WARM_CONTEXTS: 2 },
+  },
+  egress: {
+    pools: [
+      { name: "de-res", url: "http://user:pw@squid.egress:3128", countries: ["DE", "AT"], priceMicros: 2000 },
+      { name: "any", url: "http://squid.egress:3129", default: true },
+    ],
+    callerProxies: true,
   },
   nats: { url: "nats://nats.messaging:4222" },
   postgres: { url: "postgres://fleet:secret@db.data:5432/fleet" },
@@ -308,6 +316,51 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     assert.ok(
       !(secretsOf(given, "bf-browserfleet-operator") ?? []).includes("profile-keys"),
       "the operator never sees it",
+    );
+  });
+
+  it("egress: the pools in a Secret the api, jobs and browser pods read, as the services' config takes it", async () => {
+    const list = await template(
+      "egress.pools[0].name=de",
+      "egress.pools[0].url=http://u:p@squid.egress:3128",
+      "egress.pools[0].countries[0]=DE",
+      "egress.pools[0].priceMicros=2000",
+      "egress.callerProxies=true",
+    );
+    const secret = list.find((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-egress");
+    const config = loadConfig({ EGRESS_PROXIES: secret.stringData.EGRESS_PROXIES, CALLER_PROXIES: "on" });
+    assert.deepEqual(config.EGRESS_PROXIES, [
+      {
+        name: "de",
+        url: "http://u:p@squid.egress:3128",
+        countries: ["DE"],
+        default: false,
+        priceMicros: 2000,
+      },
+    ]);
+    const pool = list.find((d) => d.kind === "BrowserPool");
+    const workloads: [string, Obj[], Obj[]][] = [
+      ...["bf-browserfleet-api", "bf-browserfleet-jobs"].map((name): [string, Obj[], Obj[]] => {
+        const c = list.find((d) => d.kind === "Deployment" && d.metadata.name === name).spec.template.spec
+          .containers[0];
+        return [name, c.envFrom, c.env];
+      }),
+      ["browser pool", pool.spec.envFrom, pool.spec.env],
+    ];
+    for (const [name, envFrom, env] of workloads) {
+      assert.ok(
+        envFrom.some((e) => e.secretRef?.name === "bf-browserfleet-egress"),
+        `${name} reads the pools`,
+      );
+      assert.equal(env.find((e) => e.name === "CALLER_PROXIES")?.value, "on", name);
+    }
+    const none = await template();
+    assert.ok(!none.some((d) => d.kind === "Secret" && d.metadata.name === "bf-browserfleet-egress"));
+    const given = await template("egress.existingSecret=my-pools");
+    assert.ok(
+      given
+        .find((d) => d.kind === "BrowserPool")
+        .spec.envFrom.some((e: Obj) => e.secretRef?.name === "my-pools"),
     );
   });
 

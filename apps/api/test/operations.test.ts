@@ -19,7 +19,7 @@ const ctx = {
 } as unknown as ApiContext;
 
 describe("the operations registry", () => {
-  it("gives the MCP tools of the spec, a search tool per configured provider, and the profile tools", () => {
+  it("gives the MCP tools of the spec, a search tool per configured provider, the profile tools and the proxies", () => {
     assert.deepEqual(
       toolsFor(ctx).map((t) => t.name),
       [
@@ -37,6 +37,7 @@ describe("the operations registry", () => {
         "web_search_searxng",
         "web_profiles",
         "web_profile_delete",
+        "web_proxies",
       ],
     );
   });

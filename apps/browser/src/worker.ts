@@ -9,15 +9,17 @@ import {
   type SlotLoops,
   startSlotLoops,
 } from "@browserfleet/bus";
-import type { Config } from "@browserfleet/config";
-import type { BrowserTask, ScrapeRequest } from "@browserfleet/contracts";
+import type { Config, EgressPool } from "@browserfleet/config";
+import type { BrowserTask, ScrapeRequest, TaskReply } from "@browserfleet/contracts";
 import { serveProbes } from "@browserfleet/probes";
 import { parseAllowList } from "@browserfleet/ssrf";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser } from "playwright-core";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { listenForDrain } from "./drain.ts";
+import { failureOf } from "./errors.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
+import { type EgressRoute, EgressRoutes } from "./net/egress-routes.ts";
 import { startGuardProxy } from "./net/guard-proxy.ts";
 import { freshContext, makeWarmContext, newTaskContext, warmOrFreshContext } from "./page/context.ts";
 import { JobContexts } from "./page/job-contexts.ts";
@@ -47,6 +49,9 @@ export interface BrowserWorkerOptions {
   /** Replace the browser after this many tasks, or past this PSS in bytes (0 or undefined: never). */
   recycleTasks?: number;
   recyclePssBytes?: number;
+  /** EGRESS_PROXIES and CALLER_PROXIES: the ways out a request may pick with its proxy field. */
+  egressPools?: EgressPool[];
+  callerProxies?: boolean;
 }
 
 export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorkerOptions {
@@ -62,6 +67,8 @@ export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorke
     warmContexts: config.BROWSER_WARM_CONTEXTS === "on",
     recycleTasks: config.BROWSER_RECYCLE_TASKS,
     recyclePssBytes: config.BROWSER_RECYCLE_PSS_MB * 1024 * 1024,
+    egressPools: config.EGRESS_PROXIES,
+    callerProxies: config.CALLER_PROXIES === "on",
   };
 }
 
@@ -80,7 +87,13 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   const workerId = opts.workerId ?? `browser-${randomUUID().slice(0, 8)}`;
   const metrics = createBrowserMetrics();
   setSettleDefaults({ budgetMs: opts.settleBudgetMs });
-  const proxy = await startGuardProxy(parseAllowList(opts.allowPrivate));
+  const allow = parseAllowList(opts.allowPrivate);
+  const proxy = await startGuardProxy(allow);
+  const egress = new EgressRoutes(
+    proxy,
+    { pools: opts.egressPools ?? [], callerProxies: opts.callerProxies ?? false },
+    allow,
+  );
   // <-loopback> stops Chromium from bypassing the proxy for loopback addresses.
   let draining = false;
   let busyNow = 0;
@@ -133,7 +146,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       draining,
       updatedAt: Date.now(),
     }).catch(() => {});
-  const sessions: SessionHost = new SessionHost(nc, workerId, proxy, chromium, metrics, () => {
+  const sessions: SessionHost = new SessionHost(nc, workerId, egress, chromium, metrics, () => {
     metrics.sessionsOpen.set(sessions.count());
     void publishState(busyNow);
     // A session holds its slot: that slot needs no ready context any more.
@@ -164,22 +177,45 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       lease.release();
     }
   };
+  // The task's way out (its egress proxy, if any); a proxy that cannot be used is the task's answer.
+  const withEgress = async (req: ScrapeRequest, run: (route: EgressRoute) => Promise<TaskReply>) => {
+    let route: EgressRoute;
+    try {
+      route = await egress.open(req);
+    } catch (err) {
+      return { ok: false as const, error: failureOf(err) };
+    }
+    try {
+      return await run(route);
+    } finally {
+      await route.release();
+    }
+  };
   const handlers: TaskHandlers = {
     session_open: (task) => sessions.open(task),
     scrape: (task) =>
-      withBrowser((b) =>
-        runScrape(
-          b,
-          proxy,
-          task.request,
-          hooks,
-          // A profile's state goes into a context made for it, never a pre-made one.
-          task.profileState === undefined
-            ? scrapeContext
-            : (br, req) => freshContext(br, req, task.profileState),
+      withEgress(task.request, (route) =>
+        withBrowser((b) =>
+          runScrape(
+            b,
+            route.guard,
+            task.request,
+            hooks,
+            // A profile's state, or an egress proxy, goes into a context made for it, never a pre-made one.
+            task.profileState === undefined && route.server === undefined
+              ? scrapeContext
+              : (br, req) =>
+                  freshContext(br, req, {
+                    ...(task.profileState ? { profileState: task.profileState } : {}),
+                    ...(route.server ? { egress: route.server } : {}),
+                  }),
+          ),
         ),
       ),
-    page: (task) => withBrowser((b) => runPageTask(nc, b, proxy, task, hooks, jobContexts)),
+    page: (task) =>
+      withEgress(task.request, (route) =>
+        withBrowser((b) => runPageTask(nc, b, route, task, hooks, jobContexts)),
+      ),
     map: (task) => withBrowser((b) => runMapTask(b, proxy, task)),
     fetch: (task) => runFetchTask(proxy, task),
   };
@@ -251,6 +287,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       await warm?.closeAll();
       await kv.delete(workerId).catch(() => {});
       await chromium.close();
+      await egress.close();
       await proxy.close();
       await nc.drain().catch(() => {});
       await probes?.close();

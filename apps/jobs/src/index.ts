@@ -12,6 +12,7 @@ import {
 import type { Config } from "@browserfleet/config";
 import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
 import { connectDb, migrateDb } from "@browserfleet/db";
+import { chooseEgress, poolOf } from "@browserfleet/egress";
 import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
 import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
 import { pageQuote } from "@browserfleet/pricing";
@@ -49,7 +50,7 @@ export interface JobsProgram {
  * What a page that came out costs: the formats that came out, at the page price (cached ones at the cache
  * price). A format left out of a page cut to maxTokens came out too, when its cursor can read it.
  */
-const chargeOf = (r: ScrapeResponse) =>
+const formatsChargeOf = (r: ScrapeResponse) =>
   pageQuote(
     r.metadata.formats.filter(
       (f) =>
@@ -65,6 +66,15 @@ const chargeOf = (r: ScrapeResponse) =>
  */
 export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   const { config } = opts;
+  const egress = { pools: config.EGRESS_PROXIES, callerProxies: config.CALLER_PROXIES === "on" };
+  // The pool a job's pages go out through; none when the pool is no longer declared (the worker refuses it).
+  const poolOfJob = (request: Parameters<typeof chooseEgress>[0]) => {
+    try {
+      return poolOf(chooseEgress(request, egress));
+    } catch {
+      return undefined;
+    }
+  };
   const log = opts.log ?? ((m: string) => console.error(`[jobs] ${m}`));
   await migrateDb(opts.databaseUrl);
   const db = connectDb(opts.databaseUrl, { name: "jobs", max: 6 });
@@ -126,7 +136,14 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
           }
         : whole;
     const done = await recordPageResult(db.db, r, {
-      chargeOf,
+      // A page that came out through an egress pool adds the pool's price (when any format was rendered).
+      chargeOf: (result) => {
+        const formats = formatsChargeOf(result);
+        if (formats === 0 || !facts) return formats;
+        const pool = poolOfJob(facts.request);
+        const rendered = result.metadata.formats.some((f) => !result.metadata.cached?.includes(f));
+        return formats + (rendered ? (pool?.priceMicros ?? 0) : 0);
+      },
       retentionMs: config.JOB_RETENTION_MS,
       discover: (job, page, links) => {
         const rules = dispatcher.rulesFor(job);

@@ -93,3 +93,12 @@ true
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The Secret with EGRESS_PROXIES (the egress pools, credentials in their URLs); empty when there are none. */}}
+{{- define "bf.egressSecret" -}}
+{{- if .Values.egress.existingSecret -}}
+{{ .Values.egress.existingSecret }}
+{{- else if .Values.egress.pools -}}
+{{ include "bf.fullname" . }}-egress
+{{- end -}}
+{{- end -}}

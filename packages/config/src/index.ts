@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { egressPoolsSetting } from "./egress-pools.ts";
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
@@ -104,6 +105,15 @@ export const configSchema = z
     PROFILE_MAX_BYTES: intFrom(512 * 1024, 1024),
     /** How many profiles one account may keep. */
     PROFILES_PER_ACCOUNT: intFrom(100, 1),
+    /**
+     * Egress proxy pools, a JSON array: `[{"name":"de","url":"http://user:pass@proxy:3128","countries":["DE"],
+     * "default":false,"priceMicros":2000}]`. A request picks one with proxy "pool:<name>", or proxy "auto" (the
+     * default) picks the pool of its location.country, else the default pool, else none. The chart keeps it
+     * in a Secret; every target behind a pool still passes the SSRF guard.
+     */
+    EGRESS_PROXIES: egressPoolsSetting,
+    /** Whether a caller may bring its own proxy (`proxy: { server, username, password }`); never one in private space. */
+    CALLER_PROXIES: z.enum(["on", "off"]).default("off"),
     S3_BUCKET: z.string().min(1).optional(),
     /** An S3-compatible endpoint (MinIO, SeaweedFS, Ceph, R2); AWS itself when absent. */
     S3_ENDPOINT: z.string().url().optional(),
@@ -190,4 +200,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return parsed.data;
 }
+export { type EgressPool, egressPool, egressPools } from "./egress-pools.ts";
 export { keptSecret } from "./kept-secret.ts";

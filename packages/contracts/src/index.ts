@@ -10,5 +10,6 @@ export * from "./text.ts";
 
 export const INTERFACE_VERSION = "1.0.1";
 export * from "./account.ts";
+export * from "./egress.ts";
 export * from "./places.ts";
 export * from "./profiles.ts";

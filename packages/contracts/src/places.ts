@@ -233,7 +233,7 @@ export const location = z
     then: { required: ["languages", "timezone"] },
   })
   .describe(
-    "Where the browser says it is, all of a piece: the Accept-Language header and navigator.language(s) from languages, the time zone of Date and Intl from timezone, and navigator.geolocation at the country's capital. No proxy: the pages still see this service's own network address",
+    "Where the browser says it is, all of a piece: the Accept-Language header and navigator.language(s) from languages, the time zone of Date and Intl from timezone, and navigator.geolocation at the country's capital. The network address the pages see is the proxy's (see proxy: auto takes the egress pool of this country when the deployment has one), else this service's own",
   );
 export type Location = z.infer<typeof location>;
 

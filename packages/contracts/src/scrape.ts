@@ -19,6 +19,7 @@ import {
   viewport,
   waitOptions,
 } from "./common.ts";
+import { proxy } from "./egress.ts";
 import { checkPlaceRules, device, location, PLACE_RULES_SCHEMA } from "./places.ts";
 import { profileLoad } from "./profiles.ts";
 import { TEXT, text } from "./text.ts";
@@ -91,6 +92,7 @@ export const renderFields = {
   viewport: viewport.optional(),
   location: location.optional(),
   device: device.optional(),
+  proxy: proxy.optional(),
   maxTokens: maxTokens.optional(),
   profile: profileLoad.optional(),
 };

@@ -53,6 +53,20 @@ export function pageLines(formats: readonly Format[], cached: readonly Format[] 
   );
 }
 
+/** A pool's name and what one page (or session) through it adds: the operator's EGRESS_PROXIES. */
+export interface PoolPrice {
+  name: string;
+  priceMicros: number;
+}
+
+/** What going out through an egress pool adds, `units` times (pages); nothing for a pool that adds nothing. */
+export const poolLines = (pool: PoolPrice | undefined, units: number): QuoteLine[] =>
+  pool && pool.priceMicros > 0 ? [line(`proxy pool ${pool.name}`, units, pool.priceMicros)] : [];
+
+/** The words every render price adds for pools. */
+export const POOL_WORDS =
+  "A request that goes out through one of the deployment's egress proxy pools (proxy) adds that pool's price per page rendered (per session for a session); the proxies route lists each pool and its price, and the 402 quote shows it as a line of its own.";
+
 /** What one page with these formats costs (cached ones at the cache price): a scrape, a batch or crawl page. */
 export const pageQuote = (formats: readonly Format[], cached: readonly Format[] = []): Quote =>
   total(pageLines(formats, cached));

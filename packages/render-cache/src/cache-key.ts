@@ -25,6 +25,8 @@ export function isCacheable(req: ScrapeRequest): boolean {
   if (req.html !== undefined || req.url === undefined) return false;
   // A page seen through a saved login is its account's alone.
   if (req.profile !== undefined) return false;
+  // Through the caller's own proxy: what its network sees, and its credentials.
+  if (typeof req.proxy === "object") return false;
   const r = req.request;
   if (r?.auth !== undefined) return false;
   if (r?.cookies !== undefined && r.cookies.length > 0) return false;
@@ -122,6 +124,9 @@ function commonOptions(req: ScrapeRequest): unknown {
     // keys of requests without them are those from before they existed.
     location: placeOf(req.location),
     device: deviceName(req.device),
+    // The way out as asked (a pool's address decides what a geo-aware site shows); absent for auto, the
+    // default. A caller's own proxy is never cached (isCacheable).
+    proxy: req.proxy === "auto" ? undefined : req.proxy,
   };
 }
 

@@ -23,7 +23,7 @@ export const crawl = defineOperation({
     payment: "key",
     limits: "limit default 25, max 200 pages; maxDepth default 2.",
     // A profile this account does not have.
-    errors: [404],
+    errors: [403, 404],
     example: { url: "https://example.com/", limit: 25, maxDepth: 2 },
   },
   tool: {

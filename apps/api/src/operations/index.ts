@@ -13,6 +13,7 @@ import { map } from "./map.ts";
 import type { AnyOperation } from "./operation.ts";
 import { profileDelete } from "./profile-delete.ts";
 import { profiles } from "./profiles.ts";
+import { proxies } from "./proxies.ts";
 import { scrape } from "./scrape.ts";
 import { scrapeBatch } from "./scrape-batch.ts";
 import { search } from "./search.ts";
@@ -47,6 +48,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   accountSessions,
   profiles,
   profileDelete,
+  proxies,
 ];
 
 /** A priced operation: it has a price, a keyless allowance rule and a GET self-description. */

@@ -12,13 +12,24 @@ import {
   text,
 } from "@browserfleet/contracts";
 import { cancelJob, createJob, findJob, type JobKind, jobView, type NewPage } from "@browserfleet/job-store";
-import { definePrice, line, type PriceRule, pageMicros, total, usd } from "@browserfleet/pricing";
+import {
+  definePrice,
+  line,
+  POOL_WORDS,
+  type PoolPrice,
+  type PriceRule,
+  pageMicros,
+  poolLines,
+  total,
+  usd,
+} from "@browserfleet/pricing";
 import { normalizeUrl } from "@browserfleet/site";
 import { z } from "zod";
 import { filesByUrl, publicBase } from "../answers/artifacts.ts";
 import { type Caller, HOW_TO_GET_A_KEY, paymentSetup } from "../billing/payment.ts";
 import { paymentRequired } from "../billing/unpaid.ts";
 import type { ApiContext } from "../context.ts";
+import { egressPoolFor } from "../egress/egress.ts";
 import { ApiError } from "../errors.ts";
 import { profileFor } from "../profiles/profiles.ts";
 import { parseQuery } from "../validate.ts";
@@ -47,14 +58,15 @@ function pagesOf(kind: JobKind, req: BatchRequest | CrawlRequest): NewPage[] {
 }
 
 /** What a job holds up front: every page it may scrape at the page price. */
-export type JobPrice = PriceRule<{ pages: number; formats: readonly Format[] }>;
+export type JobPrice = PriceRule<{ pages: number; formats: readonly Format[]; pool?: PoolPrice | undefined }>;
 
 /** A job's price: `pages` (its urls, or its limit) at the price of a page with its formats. */
 export const jobPrice = (brief: string, words: string): JobPrice =>
   definePrice({
     brief,
-    words,
-    quote: ({ pages, formats }) => total([line(`page (${formats.join(", ")})`, pages, pageMicros(formats))]),
+    words: `${words} ${POOL_WORDS}`,
+    quote: ({ pages, formats, pool }) =>
+      total([line(`page (${formats.join(", ")})`, pages, pageMicros(formats)), ...poolLines(pool, pages)]),
   });
 
 /**
@@ -77,11 +89,12 @@ export async function startJob(
   } else await precheckUrl(ctx, (req as CrawlRequest).url);
   // A profile the account does not have is refused now, not page by page.
   await profileFor(ctx, caller, req.profile);
+  const pool = await egressPoolFor(ctx, req);
   const pages = pagesOf(kind, req);
   const distinct = new Set(pages.map((p) => p.urlKey)).size;
   const limit = kind === "batch" ? distinct : (req as CrawlRequest).limit;
-  const perPage = pageMicros(req.formats);
-  const quote = price.quote({ pages: limit, formats: req.formats });
+  const perPage = pageMicros(req.formats) + (pool?.priceMicros ?? 0);
+  const quote = price.quote({ pages: limit, formats: req.formats, pool });
   if (!caller.auth) {
     // Over REST the spec's 402 quote (what a key's balance would hold); over MCP the free allowance
     // does not cover jobs.

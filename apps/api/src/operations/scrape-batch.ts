@@ -23,7 +23,7 @@ export const scrapeBatch = defineOperation({
     payment: "key",
     limits: "2 to 50 urls.",
     // A profile this account does not have.
-    errors: [404],
+    errors: [403, 404],
     example: { urls: ["https://example.com/a", "https://example.com/b"], formats: ["markdown"] },
   },
   tool: {

@@ -9,7 +9,17 @@ import {
   type TaskReply,
 } from "@browserfleet/contracts";
 import { browserRequest, completeJson, jsonDepsFrom } from "@browserfleet/extract";
-import { definePrice, line, PRICES, pageQuote, total, usd } from "@browserfleet/pricing";
+import {
+  definePrice,
+  line,
+  POOL_WORDS,
+  type PoolPrice,
+  PRICES,
+  pageLines,
+  poolLines,
+  total,
+  usd,
+} from "@browserfleet/pricing";
 import {
   budgetDeps,
   type CacheHit,
@@ -23,6 +33,7 @@ import { readOn } from "../answers/read-on.ts";
 import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
+import { egressPoolFor } from "../egress/egress.ts";
 import { ApiError } from "../errors.ts";
 import { profileFor, profileKeyOnly } from "../profiles/profiles.ts";
 import { defineOperation, READS_WEB } from "./operation.ts";
@@ -35,13 +46,18 @@ export const scrapePrice = definePrice<{
   formats: readonly Format[];
   cached?: readonly Format[];
   cursor?: string;
+  /** The egress pool it goes out through: its price once, when any format is rendered (not all cached). */
+  pool?: PoolPrice | undefined;
 }>({
   brief: `${usd(PRICES.format)} per format`,
-  words: `${usd(PRICES.format)} per format rendered (json ${usd(PRICES.jsonFormat)}, it includes the model call); a format served from cache (maxAge) costs ${usd(PRICES.cachedFormat)}, and so does reading on with a cursor (the next part of a render cut to maxTokens). Formats that fail are not charged: refunded to a key's balance, and not settled by a wallet paying with x402 upto; a wallet paying with x402 exact pays the whole quote, settled in full once any format came out. A call where every format fails costs nothing.`,
-  quote: ({ formats, cached, cursor }) =>
+  words: `${usd(PRICES.format)} per format rendered (json ${usd(PRICES.jsonFormat)}, it includes the model call); a format served from cache (maxAge) costs ${usd(PRICES.cachedFormat)}, and so does reading on with a cursor (the next part of a render cut to maxTokens). Formats that fail are not charged: refunded to a key's balance, and not settled by a wallet paying with x402 upto; a wallet paying with x402 exact pays the whole quote, settled in full once any format came out. A call where every format fails costs nothing. ${POOL_WORDS}`,
+  quote: ({ formats, cached, cursor, pool }) =>
     cursor !== undefined
       ? total([line("next part (cursor)", 1, PRICES.cachedFormat)])
-      : pageQuote(formats, cached),
+      : total([
+          ...pageLines(formats, cached),
+          ...poolLines(pool, formats.some((f) => !cached?.includes(f)) ? 1 : 0),
+        ]),
 });
 const allowance = scrapeAllowance(10, 3);
 
@@ -60,7 +76,7 @@ export const scrape = defineOperation({
     jsonFormat: true,
     example: { url: "https://example.com/", formats: ["markdown", "links"] },
     // A cursor that names no render of the caller's (404) or one that expired (410).
-    errors: [404, 410],
+    errors: [403, 404, 410],
   },
   tool: {
     name: "web_scrape",
@@ -96,9 +112,9 @@ async function renderOnWorker(
   return sendBrowserTask(ctx, task, budget, "scrape");
 }
 
-function chargeFor(result: ScrapeResponse): number {
+function chargeFor(result: ScrapeResponse, pool: PoolPrice | undefined): number {
   const out = result.metadata.formats.filter((f) => f in result.data);
-  return scrapePrice.quote({ formats: out, cached: result.metadata.cached ?? [] }).micros;
+  return scrapePrice.quote({ formats: out, cached: result.metadata.cached ?? [], pool }).micros;
 }
 
 /** Fold cache hits into a fresh render of the other formats, in the request's format order. */
@@ -125,6 +141,7 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
   const started = performance.now();
   checkJsonOptions(req.json);
   await precheckUrl(ctx, req.url);
+  const pool = await egressPoolFor(ctx, req);
   // A page seen through a profile (logged in) is never cached (isCacheable).
   const profile = await profileFor(ctx, caller, req.profile);
   const scope = ctx.config.CACHE_SCOPE === "account" ? (caller.auth?.accountId ?? null) : undefined;
@@ -132,7 +149,7 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
     req.maxAge !== undefined && scope !== null
       ? await ctx.cache.lookup(req, req.maxAge, scope)
       : { data: {}, formats: [] };
-  const quote = scrapePrice.quote({ formats: req.formats, cached: hit.formats });
+  const quote = scrapePrice.quote({ formats: req.formats, cached: hit.formats, pool });
   const missing = req.formats.filter((f) => !(f in hit.data));
   const end = ctx.metrics.scrapeDuration.startTimer();
   let result: ScrapeResponse;
@@ -160,10 +177,10 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
             );
             answer.success = Object.keys(answer.data).length > 0;
           }
-          const whole = chargeFor(answer);
+          const whole = chargeFor(answer, pool);
           const result = await fitAnswer(budgetDeps(ctx), answer, req.maxTokens, renderOwnerOf(payer));
           const lost = result.metadata.truncated && !result.metadata.truncated.cursor;
-          return { result, chargeMicros: lost ? chargeFor(result) : whole };
+          return { result, chargeMicros: lost ? chargeFor(result, pool) : whole };
         };
         if (missing.length === 0) return finish(responseFromCache(req, hit));
         const wanted = { ...req, formats: missing };

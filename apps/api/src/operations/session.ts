@@ -12,7 +12,10 @@ import {
   definePrice,
   formatPrice,
   line,
+  POOL_WORDS,
+  type PoolPrice,
   PRICES,
+  poolLines,
   sessionTailMinutes,
   total,
   usd,
@@ -23,6 +26,7 @@ import { filesByUrl, publicBase } from "../answers/artifacts.ts";
 import { renderOwnerOf } from "../answers/render-owner.ts";
 import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
+import { egressPoolFor } from "../egress/egress.ts";
 import { ApiError } from "../errors.ts";
 import { profileFor, profileKeyOnly } from "../profiles/profiles.ts";
 import { insertSession } from "../sessions/store.ts";
@@ -33,11 +37,12 @@ import { precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 /** Time the worker gets beyond the page's own wait budget to open the page and render its formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
 
-export const sessionPrice = definePrice<{ formats: readonly Format[] }>({
+export const sessionPrice = definePrice<{ formats: readonly Format[]; pool?: PoolPrice | undefined }>({
   brief: `${usd(PRICES.sessionOpen)} including the first minute`,
-  words: `${usd(PRICES.sessionOpen)} to open, including the first minute and the first format; each further format ${usd(PRICES.format)}. Minutes past the first are billed with the next act, and those after the last act when the session ends (closed or expired; a lost session's minutes end with its last act). With a key, opening also holds what that idle tail can cost (${usd(PRICES.sessionMinute)} per minute of the idle timeout plus an act's run) and gives back what was not used; a wallet-opened session pays its minutes with its acts only, never an idle tail. A wallet paying with x402 exact pays an open's whole quote once it opened; with upto, the formats that came out. Closing is free.`,
-  quote: ({ formats: [first, ...rest] }) =>
+  words: `${usd(PRICES.sessionOpen)} to open, including the first minute and the first format; each further format ${usd(PRICES.format)}. Minutes past the first are billed with the next act, and those after the last act when the session ends (closed or expired; a lost session's minutes end with its last act). With a key, opening also holds what that idle tail can cost (${usd(PRICES.sessionMinute)} per minute of the idle timeout plus an act's run) and gives back what was not used; a wallet-opened session pays its minutes with its acts only, never an idle tail. A wallet paying with x402 exact pays an open's whole quote once it opened; with upto, the formats that came out. Closing is free. ${POOL_WORDS}`,
+  quote: ({ formats: [first, ...rest], pool }) =>
     total([
+      ...poolLines(pool, 1),
       line("session open (first minute, first format)", 1, PRICES.sessionOpen),
       ...(first === "json" ? [line("format json (model call)", 1, PRICES.jsonFormat - PRICES.format)] : []),
       ...rest.map((f) => line(`format ${f}`, 1, formatPrice(f))),
@@ -60,7 +65,7 @@ export const session = defineOperation({
     jsonFormat: true,
     example: { url: "https://example.com/login" },
     // A profile this account does not have.
-    errors: [404],
+    errors: [403, 404],
   },
   tool: {
     name: "web_session_open",
@@ -79,6 +84,7 @@ async function paidSessionOpen(
 ): Promise<SessionResponse> {
   const started = performance.now();
   await precheckUrl(ctx, req.url);
+  const pool = await egressPoolFor(ctx, req);
   if (!(await ctx.workers.anyAlive()))
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
       "Retry-After": "5",
@@ -87,7 +93,7 @@ async function paidSessionOpen(
   // Without save, a profile must exist; with it, a new one starts empty and is made when the session saves.
   const profile = await profileFor(ctx, caller, req.profile, req.profile?.save === true);
   const cfg = ctx.config;
-  const quote = sessionPrice.quote(req);
+  const quote = sessionPrice.quote({ formats: req.formats, pool });
   let opened: { id: string } | undefined;
   try {
     const result = await payFor(ctx, caller, {
@@ -150,6 +156,7 @@ async function paidSessionOpen(
     const cameOut = req.formats.filter((f) => f in out.data);
     const charge = sessionPrice.quote({
       formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1),
+      pool,
     }).micros;
     await insertSession(ctx.db.db, {
       id: sessionId,

@@ -8,9 +8,21 @@ import type { ContextLease } from "./job-contexts.ts";
 import { deviceOptions, placeOptions } from "./places.ts";
 import type { WarmContext, WarmContexts } from "./warm-contexts.ts";
 
+/** What a task adds to its request when it makes a context. */
+export interface ContextExtras {
+  /** A saved profile's storage state (JSON): its cookies, localStorage and IndexedDB are there from the start. */
+  profileState?: string;
+  /** A session's: it keeps what its pages download (a scrape reads an attachment without the browser). */
+  acceptDownloads?: boolean;
+  /** The worker's guard route to an egress proxy (its URL), when the request goes out through one. */
+  egress?: string;
+}
+
 /** Everything a context is made with from a request: options a context cannot change once made. */
-export function contextOptionsFor(req: ScrapeRequest): BrowserContextOptions {
+export function contextOptionsFor(req: ScrapeRequest, egress?: string): BrowserContextOptions {
   return {
+    // The context's own proxy replaces the browser's (the direct guard) for every connection it makes.
+    ...(egress ? { proxy: { server: egress } } : {}),
     // Viewport, scale, user agent, touch: the device's, the caller's viewport and user agent winning.
     ...deviceOptions(req),
     // Languages, time zone, geolocation.
@@ -37,19 +49,14 @@ export function fitsDefaultContext(req: ScrapeRequest): boolean {
   return isDeepStrictEqual(contextOptionsFor(req), DEFAULT_OPTIONS);
 }
 
-/**
- * A context with the worker's init scripts, before any cookie or block rule of a caller; with `profileState`
- * (a saved profile's storage state, JSON) its cookies, localStorage and IndexedDB are there from the start.
- */
+/** A context with the worker's init scripts, before any cookie or block rule of a caller. */
 export async function newBareContext(
   browser: Browser,
   req: ScrapeRequest,
-  profileState?: string,
-  /** A session's: it keeps what its pages download (a scrape reads an attachment without the browser). */
-  acceptDownloads = false,
+  { profileState, acceptDownloads, egress }: ContextExtras = {},
 ): Promise<BrowserContext> {
   const context = await browser.newContext({
-    ...contextOptionsFor(req),
+    ...contextOptionsFor(req, egress),
     ...(profileState ? { storageState: JSON.parse(profileState) } : {}),
     ...(acceptDownloads ? { acceptDownloads: true } : {}),
   });
@@ -71,10 +78,9 @@ export async function applyRequestToContext(context: BrowserContext, req: Scrape
 export async function newTaskContext(
   browser: Browser,
   req: ScrapeRequest,
-  profileState?: string,
-  acceptDownloads = false,
+  extras: ContextExtras = {},
 ): Promise<BrowserContext> {
-  const context = await newBareContext(browser, req, profileState, acceptDownloads);
+  const context = await newBareContext(browser, req, extras);
   await applyRequestToContext(context, req);
   return context;
 }
@@ -117,9 +123,9 @@ export function ownLease(context: BrowserContext, page?: Page): OwnContextLease 
 export async function freshContext(
   browser: Browser,
   req: ScrapeRequest,
-  profileState?: string,
+  extras: ContextExtras = {},
 ): Promise<ContextLease> {
-  return ownLease(await newTaskContext(browser, req, profileState));
+  return ownLease(await newTaskContext(browser, req, extras));
 }
 
 /** What the warm pool makes: a context with the default options and one blank page. */

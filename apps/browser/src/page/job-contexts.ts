@@ -2,7 +2,7 @@ import type { ScrapeRequest } from "@browserfleet/contracts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { skipMedia, textFormatsOnly } from "./block-rules.ts";
 import { closePage } from "./close-page.ts";
-import { contextOptionsFor } from "./context.ts";
+import { type ContextExtras, contextOptionsFor } from "./context.ts";
 
 /** A context lent to one task; `release` hands it back (it closes it when it is not shared). */
 export interface ContextLease {
@@ -23,7 +23,7 @@ export interface ContextLease {
 export type ContextFactory = (
   browser: Browser,
   req: ScrapeRequest,
-  profileState?: string,
+  extras?: Pick<ContextExtras, "profileState" | "egress">,
 ) => Promise<BrowserContext>;
 
 export interface JobContextOptions {
@@ -52,8 +52,8 @@ interface Entry {
  * user agent, headers, credentials), its block rules and whether its pages skip media; pages of one job share
  * them, but check anyway.
  */
-const shapeOf = (req: ScrapeRequest) =>
-  JSON.stringify([contextOptionsFor(req), req.block, textFormatsOnly(req)]);
+const shapeOf = (req: ScrapeRequest, egress?: string) =>
+  JSON.stringify([contextOptionsFor(req, egress), req.block, textFormatsOnly(req)]);
 
 /**
  * Browser contexts shared by the pages of one batch or crawl job on this worker, the way a crawler
@@ -75,12 +75,15 @@ export class JobContexts {
     return this.entries.size;
   }
 
-  /** `profileState`: the job's profile, loaded when the job's context is made (its later pages share it). */
+  /**
+   * `extras.profileState`: the job's profile, loaded when the job's context is made (its later pages share
+   * it); `extras.egress`: the route to the job's egress proxy.
+   */
   async lease(
     browser: Browser,
     jobId: string,
     req: ScrapeRequest,
-    profileState?: string,
+    extras: Pick<ContextExtras, "profileState" | "egress"> = {},
   ): Promise<ContextLease> {
     let entry = this.entries.get(jobId);
     const usable =
@@ -88,15 +91,15 @@ export class JobContexts {
       !entry.retired &&
       entry.browser === browser &&
       browser.isConnected() &&
-      entry.shape === shapeOf(req) &&
+      entry.shape === shapeOf(req, extras.egress) &&
       entry.served + entry.active < this.opts.maxPages;
     if (entry && !usable) this.retire(jobId, entry);
     const reused = Boolean(usable);
     if (!usable) {
       entry = {
         browser,
-        shape: shapeOf(req),
-        context: this.create(browser, req, profileState).then(prepare),
+        shape: shapeOf(req, extras.egress),
+        context: this.create(browser, req, extras).then(prepare),
         served: 0,
         active: 0,
         retired: false,

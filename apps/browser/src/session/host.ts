@@ -25,6 +25,7 @@ import { errorOf, failureOf, isBrowserGone } from "../errors.ts";
 import type { Control } from "../formats/controls-tree.ts";
 import { type FormatOutcome, renderFormats } from "../formats/render.ts";
 import type { BrowserMetrics } from "../metrics.ts";
+import type { EgressRoute, EgressRoutes } from "../net/egress-routes.ts";
 import type { GuardProxy } from "../net/guard-proxy.ts";
 import { newTaskContext } from "../page/context.ts";
 import { pageFacts } from "../page/facts.ts";
@@ -51,6 +52,8 @@ interface LiveSession {
   id: string;
   request: SessionRequest;
   context: BrowserContext;
+  /** The SSRF guard its traffic goes through (a route to its egress proxy, when it has one). */
+  guard: GuardProxy;
   /** Its tabs: actions and formats are of the active one. */
   tabs: SessionTabs;
   dialogs: SessionDialogs;
@@ -88,7 +91,7 @@ export class SessionHost {
   constructor(
     private readonly nc: NatsConnection,
     private readonly workerId: string,
-    private readonly proxy: GuardProxy,
+    private readonly egress: EgressRoutes,
     private readonly chromium: ChromiumKeeper,
     private readonly metrics: BrowserMetrics,
     private readonly onChange: () => void,
@@ -107,19 +110,25 @@ export class SessionHost {
     const started = performance.now();
     const req = task.request;
     let context: BrowserContext | undefined;
+    let route: EgressRoute | undefined;
     let browser: Browser;
     try {
       browser = await this.chromium.browser();
-      context = await newTaskContext(browser, req, task.profileState, true);
+      route = await this.egress.open(req);
+      context = await newTaskContext(browser, req, {
+        acceptDownloads: true,
+        ...(task.profileState ? { profileState: task.profileState } : {}),
+        ...(route.server ? { egress: route.server } : {}),
+      });
       // Before the first page: its tabs and dialogs are the session's from its first moment.
       let lost = () => {};
       const tabs = new SessionTabs(context, MAX_TABS, () => lost());
       const dialogs = new SessionDialogs(context, (d) => tabs.idOf(d.page()) ?? tabs.activeId);
       const downloads = new SessionDownloads(context, (p) => tabs.idOf(p) ?? tabs.activeId);
-      const opened = await openPage(context, this.proxy, req);
+      const opened = await openPage(context, route.guard, req);
       const { page, status } = opened;
       const outcome = await renderFormats(page, req, req.formats);
-      const session = this.#track(task, context, tabs, dialogs, downloads, browser);
+      const session = this.#track(task, context, route, tabs, dialogs, downloads, browser);
       lost = () => void session.end("browser_lost");
       session.shown = stateShown(outcome);
       const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
@@ -153,6 +162,7 @@ export class SessionHost {
       };
     } catch (err) {
       await context?.close().catch(() => {});
+      await route?.release().catch(() => {});
       return { ok: false, error: failureOf(err) };
     }
   }
@@ -180,6 +190,7 @@ export class SessionHost {
   #track(
     task: SessionOpenTask,
     context: BrowserContext,
+    route: EgressRoute,
     tabs: SessionTabs,
     dialogs: SessionDialogs,
     downloads: SessionDownloads,
@@ -192,6 +203,7 @@ export class SessionHost {
       id: task.sessionId,
       request: task.request,
       context,
+      guard: route.guard,
       tabs,
       dialogs,
       downloads,
@@ -220,6 +232,7 @@ export class SessionHost {
               Date.now() + (reason === "closed" ? CLOSE_SAVE_MS : PROFILE_SAVE_MS),
             );
           await context.close().catch(() => {});
+          await route.release().catch(() => {});
           const ended: SessionEnded = {
             sessionId: s.id,
             workerId: this.workerId,
@@ -308,7 +321,7 @@ export class SessionHost {
       const startTab = s.tabs.activeId;
       let run: ActionsRun;
       try {
-        run = await runActions(s.tabs.active, this.proxy, m.actions, {
+        run = await runActions(s.tabs.active, s.guard, m.actions, {
           budgetMs: m.budgetMs,
           onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
           ...(speculate ? { speculate } : {}),
@@ -440,7 +453,7 @@ export class SessionHost {
     const page = s.tabs.active;
     const settle = await settlePage(page, {
       deadline: settled + Math.min(ACT_SETTLE_MAX_MS, s.request.wait?.budget ?? defaultSettleBudget()),
-      proxy: this.proxy,
+      proxy: s.guard,
       quietMs: ACT_QUIET_MS,
       // A long-poll or stream the page had open before the act is not the act's to wait for.
       since: actStart,

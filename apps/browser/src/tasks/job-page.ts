@@ -5,7 +5,7 @@ import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser, Page } from "playwright-core";
 import linksAndTitle from "../injected/generated/links-and-title.ts";
-import type { GuardProxy } from "../net/guard-proxy.ts";
+import type { EgressRoute } from "../net/egress-routes.ts";
 import type { JobContexts } from "../page/job-contexts.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
 
@@ -40,7 +40,7 @@ export async function publishRefusedPage(
 export async function runPageTask(
   nc: NatsConnection,
   browser: Browser,
-  proxy: GuardProxy,
+  route: EgressRoute,
   task: PageTask,
   hooks: ScrapeHooks,
   contexts: JobContexts,
@@ -48,7 +48,7 @@ export async function runPageTask(
   let links: string[] | undefined;
   const reply = await runScrape(
     browser,
-    proxy,
+    route.guard,
     task.request,
     {
       ...hooks,
@@ -62,7 +62,11 @@ export async function runPageTask(
           }
         : undefined,
     },
-    (b, req) => contexts.lease(b, task.jobId, req, task.profileState),
+    (b, req) =>
+      contexts.lease(b, task.jobId, req, {
+        ...(task.profileState ? { profileState: task.profileState } : {}),
+        ...(route.server ? { egress: route.server } : {}),
+      }),
   );
   // A document has no page to read links from: a crawl takes them from its markdown instead.
   if (task.discoverLinks && links === undefined && reply.ok && reply.result.metadata.document) {

@@ -1,0 +1,1 @@
+export { chooseEgress, type Egress, EgressRefused, type EgressSettings, poolOf } from "./choose.ts";
