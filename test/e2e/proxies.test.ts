@@ -168,6 +168,15 @@ describe("egress proxies", () => {
     }
   });
 
+  test("the worker counts tasks by the way they went out", async () => {
+    const text = await (await fetch(stack.worker.metricsUrl!)).text();
+    const count = (labels: string) =>
+      Number(new RegExp(`^fleet_egress_tasks_total\\{${labels}\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+    assert.ok(count('way="pool",pool="de-res"') >= 3, text);
+    assert.ok(count('way="own",pool=""') >= 2, text);
+    assert.ok(count('way="direct",pool=""') >= 2, text);
+  });
+
   test("REST and MCP list the pools with their countries and price, never their address", async () => {
     const rest = await stack.call("GET", "/web/v1/proxies");
     assert.equal(rest.status, 200);

@@ -71,6 +71,12 @@ export function createBrowserMetrics() {
       help: "Acts answered without their formats: the page did not settle and render within ACT_FINISH_MS after the actions (a starved or frozen browser)",
       registers: [registry],
     }),
+    egressTasks: new Counter({
+      name: "fleet_egress_tasks_total",
+      help: "Scrapes, job pages and sessions by the way they went out: direct, pool (with its name) or own (a caller's proxy)",
+      labelNames: ["way", "pool"] as const,
+      registers: [registry],
+    }),
     actions: new Counter({
       name: "fleet_actions_total",
       help: "Actions run, by action type and outcome",

@@ -93,6 +93,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     proxy,
     { pools: opts.egressPools ?? [], callerProxies: opts.callerProxies ?? false },
     allow,
+    (route) => metrics.egressTasks.inc({ way: route.way, pool: route.pool ?? "" }),
   );
   // <-loopback> stops Chromium from bypassing the proxy for loopback addresses.
   let draining = false;

@@ -7,6 +7,9 @@ import type { GuardProxy, Upstream } from "./guard-proxy.ts";
 
 /** How one task goes out: the guard it checks through, the proxy server its context is made with, and its end. */
 export interface EgressRoute {
+  /** How it goes out, for metrics: direct, a pool (and its name), or a caller's own proxy. */
+  way: "direct" | "pool" | "own";
+  pool?: string;
   guard: GuardProxy;
   /** The context's own proxy server (a guard route to the egress proxy); undefined: the browser's default. */
   server?: string;
@@ -40,9 +43,17 @@ export class EgressRoutes {
     private readonly guard: GuardProxy,
     private readonly settings: EgressSettings,
     private readonly allow: AllowList,
+    /** Told of every route a task opened (metrics). */
+    private readonly onOpen: (route: EgressRoute) => void = () => {},
   ) {}
 
   async open(req: ScrapeRequest): Promise<EgressRoute> {
+    const route = await this.#open(req);
+    this.onOpen(route);
+    return route;
+  }
+
+  async #open(req: ScrapeRequest): Promise<EgressRoute> {
     let egress: ReturnType<typeof chooseEgress>;
     try {
       egress = chooseEgress(req, this.settings);
@@ -51,7 +62,7 @@ export class EgressRoutes {
         throw new BrowserError(err.code, err.code === "proxy_not_allowed" ? 403 : 400, err.message);
       throw err;
     }
-    if (egress.kind === "direct") return { guard: this.guard, release: async () => {} };
+    if (egress.kind === "direct") return { way: "direct", guard: this.guard, release: async () => {} };
     if (egress.kind === "pool") {
       const { pool } = egress;
       let route = this.#pools.get(pool.name);
@@ -61,7 +72,7 @@ export class EgressRoutes {
         route.catch(() => this.#pools.delete(pool.name));
       }
       const guard = await route;
-      return { guard, server: guard.url, release: async () => {} };
+      return { way: "pool", pool: pool.name, guard, server: guard.url, release: async () => {} };
     }
     const key = JSON.stringify(egress.proxy);
     let own = this.#own.get(key);
@@ -82,6 +93,7 @@ export class EgressRoutes {
     }
     let released = false;
     return {
+      way: "own",
       guard,
       server: guard.url,
       release: async () => {
