@@ -30,6 +30,21 @@ describe("keyless free allowance rules", () => {
     ]);
   });
 
+  it("a chosen pool or the caller's own proxy needs a key; auto and none stay free", () => {
+    const url = "https://a.test/";
+    for (const proxy of ["pool:de", { server: "http://proxy.example:3128" }]) {
+      assert.match(
+        refusal({ route: "scrape", request: { url, proxy } }),
+        /through a chosen proxy needs an API key/,
+      );
+      assert.match(
+        refusal({ route: "session", request: { url, proxy } }),
+        /through a chosen proxy needs an API key/,
+      );
+    }
+    for (const proxy of ["auto", "none", undefined]) buckets({ route: "scrape", request: { url, proxy } });
+  });
+
   it("days are UTC calendar days, and a day's counters expire when it ends", () => {
     const next = new Date("2026-11-23T00:00:00.000Z");
     assert.deepEqual(buckets({ route: "map", request: { url: "https://a.test" } }, next), [

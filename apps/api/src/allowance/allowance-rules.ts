@@ -106,6 +106,12 @@ function unfreeFormats(
   };
 }
 
+/** Why the free allowance refuses the way out a call names, if it does: a chosen pool or the caller's own proxy. */
+function unfreeProxy(proxy: unknown, what: string): { ok: false; reason: string } | undefined {
+  if (proxy === undefined || proxy === "auto" || proxy === "none") return undefined;
+  return { ok: false, reason: `${what} through a chosen proxy ${NEEDS_KEY}` };
+}
+
 /** What a counted call may ask for beyond being counted. */
 interface Counted {
   /** Names the call in a refusal: "a session". */
@@ -134,6 +140,8 @@ function counted(
           ok: false,
           reason: `${opts.what} with a profile ${NEEDS_KEY}: a profile belongs to an account`,
         };
+      const viaProxy = unfreeProxy(body.proxy, opts.what);
+      if (viaProxy) return viaProxy;
       if (opts.formats) {
         const refused = unfreeFormats(body.formats, opts.formats, opts.what);
         if (refused) return refused;
@@ -175,7 +183,8 @@ export function scrapeAllowance(perDayLimit: number, perSite: number): Allowance
     perSite,
     decide(request, now) {
       const body = fieldsOf(request);
-      const refused = unfreeFormats(body.formats, ["markdown"], "scrape");
+      const refused =
+        unfreeFormats(body.formats, ["markdown"], "scrape") ?? unfreeProxy(body.proxy, "a scrape");
       if (refused) return refused;
       const day = utcDay(now);
       const expiresAt = endOfUtcDay(now);
