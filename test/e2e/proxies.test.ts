@@ -65,6 +65,9 @@ describe("egress proxies", () => {
     assert.match(out.body.data.markdown, /\w+/);
     assert.ok(passed.includes("GET http://127.0.0.1:PORT/article"), passed.join("\n"));
     assert.ok(pool.passed.at(-1)?.credentials === "fleet:pool-secret");
+    const { geolocation, ...seenAs } = out.body.metadata.seenAs;
+    assert.deepEqual(seenAs, { languages: ["de-DE", "de"], timezone: "Europe/Berlin", proxy: "pool:de-res" });
+    assert.ok(geolocation.latitude > 52 && geolocation.latitude < 53, "Berlin");
     assert.equal(before - (await balance()), 1_000 + POOL_PRICE, "one format plus the pool");
   });
 
@@ -76,6 +79,7 @@ describe("egress proxies", () => {
       );
       assert.equal(out.status, 200, JSON.stringify(out.body));
       assert.deepEqual(passed, [], JSON.stringify(body));
+      assert.equal(out.body.metadata.seenAs.proxy, "none");
       assert.equal(before - (await balance()), 1_000);
     }
   });
@@ -110,6 +114,7 @@ describe("egress proxies", () => {
     );
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
     assert.ok(passed.includes("GET http://127.0.0.1:PORT/article"), passed.join("\n"));
+    assert.deepEqual(opened.body.metadata.seenAs, { proxy: "pool:de-res" });
     try {
       const { out: acted, passed: later } = await passedDuring(pool, () =>
         stack.post("/web/v1/act", {
@@ -136,6 +141,7 @@ describe("egress proxies", () => {
       assert.equal(out.status, 200, JSON.stringify(out.body));
       assert.ok(passed.includes("GET http://127.0.0.1:PORT/article"), `call ${i}: ${passed.join("\n")}`);
       assert.equal(out.body.metadata.cached, undefined);
+      assert.equal(out.body.metadata.seenAs.proxy, "own");
     }
     assert.equal(own.passed.at(-1)?.credentials, "me:pw");
   });
@@ -166,6 +172,12 @@ describe("egress proxies", () => {
       assert.equal(r.status, 400, JSON.stringify(proxy));
       assert.match(r.body.error.details[0].field, /^proxy/);
     }
+  });
+
+  test("a render told nothing says nothing: no seenAs", async () => {
+    const r = await stack.post("/web/v1/scrape", { url: `${stack.site.url}/page2`, formats: ["markdown"] });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.metadata.seenAs, undefined);
   });
 
   test("the worker counts tasks by the way they went out", async () => {

@@ -23,6 +23,7 @@ import { type EgressRoute, EgressRoutes } from "./net/egress-routes.ts";
 import { startGuardProxy } from "./net/guard-proxy.ts";
 import { freshContext, makeWarmContext, newTaskContext, warmOrFreshContext } from "./page/context.ts";
 import { JobContexts } from "./page/job-contexts.ts";
+import { withSeenAs } from "./page/places.ts";
 import { setSettleDefaults } from "./page/settle.ts";
 import { WarmContexts } from "./page/warm-contexts.ts";
 import { SessionHost } from "./session/host.ts";
@@ -196,20 +197,24 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     session_open: (task) => sessions.open(task),
     scrape: (task) =>
       withEgress(task.request, (route) =>
-        withBrowser((b) =>
-          runScrape(
-            b,
-            route.guard,
+        withBrowser(async (b) =>
+          withSeenAs(
+            await runScrape(
+              b,
+              route.guard,
+              task.request,
+              hooks,
+              // A profile's state, or an egress proxy, goes into a context made for it, never a pre-made one.
+              task.profileState === undefined && route.server === undefined
+                ? scrapeContext
+                : (br, req) =>
+                    freshContext(br, req, {
+                      ...(task.profileState ? { profileState: task.profileState } : {}),
+                      ...(route.server ? { egress: route.server } : {}),
+                    }),
+            ),
             task.request,
-            hooks,
-            // A profile's state, or an egress proxy, goes into a context made for it, never a pre-made one.
-            task.profileState === undefined && route.server === undefined
-              ? scrapeContext
-              : (br, req) =>
-                  freshContext(br, req, {
-                    ...(task.profileState ? { profileState: task.profileState } : {}),
-                    ...(route.server ? { egress: route.server } : {}),
-                  }),
+            route,
           ),
         ),
       ),

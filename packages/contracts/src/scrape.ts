@@ -271,6 +271,22 @@ export const pageMetadata = z.object({
   document: documentFacts
     .optional()
     .describe("Present when the url served a document (PDF, Word, Excel, CSV, OpenDocument)"),
+  seenAs: z
+    .object({
+      languages: z.array(z.string()).optional().describe("Accept-Language and navigator.languages, in order"),
+      timezone: z.string().optional(),
+      geolocation: z.object({ latitude: z.number(), longitude: z.number(), accuracy: z.number() }).optional(),
+      device: z.string().optional().describe("The Playwright device registry name the page ran as"),
+      proxy: z
+        .string()
+        .describe(
+          'How the browser went out: "none" (directly), "pool:<name>", or "own" (the caller\'s proxy)',
+        ),
+    })
+    .optional()
+    .describe(
+      "What the page was told of where it is and what it runs on, and the way out it took, as the browser got them (a country's defaults filled in): present when the request set location, device or proxy, or went out through a pool",
+    ),
   tokens: tokenCounts.optional(),
   truncated: truncation.optional(),
   filesExpireAt: z
@@ -278,6 +294,8 @@ export const pageMetadata = z.object({
     .optional()
     .describe("With binaryAs url: when the files' links stop working and the files are deleted (ISO 8601)"),
 });
+
+export type PageMetadata = z.infer<typeof pageMetadata>;
 
 export const formatError = z.object({ code: z.string(), message: z.string() });
 

@@ -302,6 +302,7 @@ export const sessionMetadata = pageMetadata
     tokens: true,
     truncated: true,
     filesExpireAt: true,
+    seenAs: true,
   })
   .extend({
     expiresAt: z

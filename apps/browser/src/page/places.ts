@@ -2,7 +2,13 @@
  * A request's location and device as Playwright context options. Both are fixed when a context is made, so
  * a request with either never takes a pre-made default context (fitsDefaultContext compares these too).
  */
-import { deviceName, type Location, placeOf, type ScrapeRequest } from "@browserfleet/contracts";
+import {
+  deviceName,
+  type Location,
+  type PageMetadata,
+  placeOf,
+  type ScrapeRequest,
+} from "@browserfleet/contracts";
 import { type BrowserContextOptions, devices } from "playwright-core";
 
 /**
@@ -56,4 +62,27 @@ export function deviceOptions(req: ScrapeRequest): BrowserContextOptions {
     if (!vp && screen) options.screen = { ...screen };
   }
   return options;
+}
+
+/** What a render was told of where and what it is, and the way it went out (metadata.seenAs). */
+export function seenAsOf(
+  req: ScrapeRequest,
+  way: { way: "direct" | "pool" | "own"; pool?: string },
+): PageMetadata["seenAs"] {
+  const place = placeOf(req.location);
+  const device = deviceName(req.device);
+  const proxy = way.way === "pool" ? `pool:${way.pool}` : way.way === "own" ? "own" : "none";
+  if (!place && !device && req.proxy === undefined && way.way === "direct") return undefined;
+  return { ...place, ...(device ? { device } : {}), proxy };
+}
+
+/** A reply with metadata.seenAs set, when the render was told anything (see seenAsOf). */
+export function withSeenAs<R extends { ok: boolean; result?: { metadata: PageMetadata } }>(
+  reply: R,
+  req: ScrapeRequest,
+  way: { way: "direct" | "pool" | "own"; pool?: string },
+): R {
+  const seenAs = seenAsOf(req, way);
+  if (reply.ok && reply.result && seenAs) reply.result.metadata.seenAs = seenAs;
+  return reply;
 }

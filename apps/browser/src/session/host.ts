@@ -30,6 +30,7 @@ import type { GuardProxy } from "../net/guard-proxy.ts";
 import { newTaskContext } from "../page/context.ts";
 import { pageFacts } from "../page/facts.ts";
 import { openPage } from "../page/navigation.ts";
+import { seenAsOf } from "../page/places.ts";
 import {
   defaultSettleBudget,
   type Seen,
@@ -155,6 +156,7 @@ export class SessionHost {
             ...facts,
             statusCode: status,
             formats: req.formats,
+            ...(seenAsOf(req, route) ? { seenAs: seenAsOf(req, route) } : {}),
             expiresAt: this.#expiresAt(session),
             ms: Math.round(performance.now() - started),
           },

@@ -7,6 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import linksAndTitle from "../injected/generated/links-and-title.ts";
 import type { EgressRoute } from "../net/egress-routes.ts";
 import type { JobContexts } from "../page/job-contexts.ts";
+import { withSeenAs } from "../page/places.ts";
 import { runScrape, type ScrapeHooks } from "./scrape.ts";
 
 /**
@@ -46,27 +47,31 @@ export async function runPageTask(
   contexts: JobContexts,
 ): Promise<TaskReply> {
   let links: string[] | undefined;
-  const reply = await runScrape(
-    browser,
-    route.guard,
+  const reply = withSeenAs(
+    await runScrape(
+      browser,
+      route.guard,
+      task.request,
+      {
+        ...hooks,
+        ...(task.discoverLinks ? { links: task.discoverLinks } : {}),
+        onPage: task.discoverLinks
+          ? async (page, early) => {
+              // Read beside the markdown or html when a format read the DOM; else a call of its own.
+              const read = early ?? (await linksAndTitleOf(page, task.discoverLinks ?? 0));
+              links = read.links;
+              return read.title === undefined ? undefined : { title: read.title };
+            }
+          : undefined,
+      },
+      (b, req) =>
+        contexts.lease(b, task.jobId, req, {
+          ...(task.profileState ? { profileState: task.profileState } : {}),
+          ...(route.server ? { egress: route.server } : {}),
+        }),
+    ),
     task.request,
-    {
-      ...hooks,
-      ...(task.discoverLinks ? { links: task.discoverLinks } : {}),
-      onPage: task.discoverLinks
-        ? async (page, early) => {
-            // Read beside the markdown or html when a format read the DOM; else a call of its own.
-            const read = early ?? (await linksAndTitleOf(page, task.discoverLinks ?? 0));
-            links = read.links;
-            return read.title === undefined ? undefined : { title: read.title };
-          }
-        : undefined,
-    },
-    (b, req) =>
-      contexts.lease(b, task.jobId, req, {
-        ...(task.profileState ? { profileState: task.profileState } : {}),
-        ...(route.server ? { egress: route.server } : {}),
-      }),
+    route,
   );
   // A document has no page to read links from: a crawl takes them from its markdown instead.
   if (task.discoverLinks && links === undefined && reply.ok && reply.result.metadata.document) {
