@@ -7,7 +7,7 @@
  * copy of the page to the thread included), the anchors as Python measures them around the call.
  *
  *   npm run bench:markdown-wcxb -- [--split held|tune|all] [--limit N] [--types article,forum]
- *                                  [--worst N] [--dump DIR] [--warm N]
+ *                                  [--worst N] [--dump DIR] [--warm N] [--folds K]
  *
  * Before the timed pass our worker thread converts --warm N pages (default 200) of the other split, so
  * it is timed warm, as a service's long-lived thread runs, on pages it has not seen; --warm 0 times it
@@ -16,6 +16,10 @@
  * The dataset is ../shared/datasets/wcxb-dev beside the repository (or $WCXB_DATASET); the anchors need
  * `pip install trafilatura lxml_html_clean rs-trafilatura` ($PYTHON picks the interpreter, else python3).
  * --worst N lists our N lowest onlyMainContent pages; --dump DIR writes DIR/<id>.<contender>.txt.
+ *
+ * --folds K (with --split all, the default then) also reports K folds made by a hash of each page's site
+ * (folds.ts), so pages of one site never sit in two folds: per fold and type the F1 of ours (onlyMainContent)
+ * and of each anchor, then per type the mean over the folds and the worst fold, for ours and the anchors.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -23,6 +27,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { MarkdownPool } from "@browserfleet/markdown";
+import { foldsReport } from "./folds.ts";
 import { markdownToText } from "./score.ts";
 import { loadWcxb, PAGE_TYPES, scoreWcxb, type WcxbPage, type WcxbScore, type WcxbSplit } from "./wcxb.ts";
 
@@ -34,9 +39,14 @@ const { values } = parseArgs({
     worst: { type: "string", default: "0" },
     dump: { type: "string" },
     warm: { type: "string", default: "200" },
+    folds: { type: "string", default: "0" },
   },
 });
-const split = values.split as WcxbSplit;
+const folds = Number(values.folds);
+if (!Number.isInteger(folds) || folds < 0 || folds === 1)
+  throw new Error(`--folds ${values.folds}: 0, or 2 or more`);
+const split = (folds > 0 && !process.argv.includes("--split") ? "all" : values.split) as WcxbSplit;
+if (folds > 0 && split !== "all") throw new Error("--folds needs --split all: every page sits in one fold");
 if (!["held", "tune", "all"].includes(split)) throw new Error(`--split ${split}: held, tune or all`);
 const types = values.types?.split(",").map((t) => t.trim());
 for (const t of types ?? []) {
@@ -306,6 +316,20 @@ for (const { name } of CONTENDERS) {
   if (!failed.length) continue;
   console.log(`${name} failed on ${failed.length} page(s), scored as empty:`);
   for (const r of failed.slice(0, 10)) console.log(`  ${r.page.id}  ${r.output.error}`);
+}
+
+if (folds > 0) {
+  const scored = CONTENDERS.filter(({ name }) => name !== "ours, whole page" && results.get(name)?.length);
+  console.log(
+    `\n${foldsReport(
+      folds,
+      scored.map(({ name }) => ({
+        name,
+        pages: (results.get(name) ?? []).map((r) => ({ url: r.page.url, type: r.page.type, f1: r.score.f1 })),
+      })),
+      shownTypes,
+    )}`,
+  );
 }
 
 const worst = Number(values.worst);
