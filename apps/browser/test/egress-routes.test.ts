@@ -120,6 +120,22 @@ describe("egress routes", () => {
     await route.release();
   });
 
+  test("a pool that refuses the credentials is a gateway failure, not a proxy login the browser would try", async () => {
+    const wrong = await guard.through({
+      host: "127.0.0.1",
+      port: pool.port,
+      username: "fleet",
+      password: "nope",
+    });
+    try {
+      const plain = await get(wrong.url, `${siteUrl}/plain`, false);
+      assert.equal(plain.status, 502);
+      await assert.rejects(get(wrong.url, `${siteUrl}/tunnel`, true));
+    } finally {
+      await wrong.close();
+    }
+  });
+
   test("a caller's proxy in private space and an unknown pool are refused", async () => {
     await assert.rejects(
       routes.open({ formats: ["markdown"], binaryAs: "base64", proxy: { server: "http://10.1.2.3:3128" } }),

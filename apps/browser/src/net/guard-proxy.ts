@@ -116,6 +116,15 @@ export async function startGuardProxy(allow: AllowList): Promise<GuardProxy> {
           }
         : { host: address, port, path: url.pathname + url.search, headers };
       const out = httpRequest({ ...hop, method: req.method, setHost: false }, (up) => {
+        // The egress proxy refused our credentials: a gateway failure to the browser, never a 407 of its own
+        // proxy (this guard), which it would try to answer.
+        if (upstream && up.statusCode === 407) {
+          up.resume();
+          res
+            .writeHead(502, { "content-type": "text/plain", "x-fleet-egress-status": "407" })
+            .end("egress proxy refused its credentials");
+          return;
+        }
         const raw: string[] = [];
         for (let i = 0; i < up.rawHeaders.length; i += 2) {
           if (!HOP_BY_HOP.has(up.rawHeaders[i]!.toLowerCase()))
