@@ -40,12 +40,15 @@ export interface Bases {
   named?: Record<string, string>;
 }
 
-/** A string the schema takes where no value is given: the URL, a selector that matches every page, or a path. */
+/**
+ * A string the schema takes where no value is given: the URL, its origin (a proxy server is host and port
+ * only), a selector that matches every page, or a path.
+ */
 function plainString(schema: Schema, bases: Bases, name?: string): string {
   if (name && bases.named?.[name] !== undefined) return bases.named[name];
   if (typeof schema.pattern !== "string") return "body, x";
   const pattern = new RegExp(schema.pattern, "u");
-  return ["body, x", bases.url, "x", "/"].find((c) => pattern.test(c)) ?? "x";
+  return ["body, x", bases.url, new URL(bases.url).origin, "x", "/"].find((c) => pattern.test(c)) ?? "x";
 }
 
 function resolver(doc: Json) {

@@ -230,8 +230,9 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     for (const k of ["ServiceMonitor", "PrometheusRule", "Ingress", "ClusterRole"])
       assert.ok(kinds(other).includes(k), k);
     assert.ok(!kinds(other).includes("StatefulSet"), "external NATS and PostgreSQL");
-    assert.equal(pool.spec.env, undefined);
+    assert.deepEqual(pool.spec.env, [{ name: "CALLER_PROXIES", value: "off" }]);
     assert.deepEqual(other.find((d) => d.kind === "BrowserPool").spec.env, [
+      { name: "CALLER_PROXIES", value: "on" },
       { name: "BROWSER_WARM_CONTEXTS", value: "2" },
       { name: "FLEET_ALLOW_PRIVATE", value: "10.20.0.0/16" },
     ]);
@@ -398,6 +399,7 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       "bf-browserfleet-nats",
       "bf-browserfleet-postgres",
       "bf-browserfleet-profiles",
+      "bf-browserfleet-egress",
       "bf-browserfleet-artifacts",
       "fleet-s3",
     ]);

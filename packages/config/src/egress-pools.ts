@@ -7,7 +7,14 @@ export const egressPool = z.strictObject({
   /** http://user:password@host:port: an HTTP forward proxy (CONNECT for https); credentials in the URL. */
   url: z
     .url({ protocol: /^http$/, error: "an http:// forward proxy URL, http://user:password@host:port" })
-    .refine((u) => ["", "/"].includes(new URL(u).pathname) && !new URL(u).search, "no path or query"),
+    .refine((u) => {
+      try {
+        const url = new URL(u);
+        return ["", "/"].includes(url.pathname) && !url.search;
+      } catch {
+        return false;
+      }
+    }, "no path or query"),
   /** ISO 3166-1 alpha-2 codes: a request whose location.country is one of them goes out here (proxy auto). */
   countries: z.array(z.string().regex(/^[A-Z]{2}$/, "country codes in capitals, such as DE")).default([]),
   /** The pool a request with proxy auto uses when no pool is of its country. */
