@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { type ForwardProxy, startForwardProxy } from "../helpers/forward-proxy.ts";
 import { callTool, connectMcp, type Json } from "../helpers/mcp-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const POOL_PRICE = 2_000;
 let stack: Stack;
@@ -214,5 +215,42 @@ describe("egress proxies", () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+describe("a worker without the pool the api took (a rolling change of EGRESS_PROXIES)", () => {
+  let rolling: Stack;
+  before(async () => {
+    rolling = await startStack({
+      slots: 1,
+      env: {
+        EGRESS_PROXIES: JSON.stringify([{ name: "gone", url: "http://127.0.0.1:9" }]),
+        // Without the worker's answer the page would wait this long before it is sent again.
+        JOB_PAGE_TIMEOUT_MS: "600000",
+      },
+      worker: { egressPools: [] },
+    });
+  });
+  after(async () => {
+    await rolling?.stop();
+  });
+
+  test("a job's pages refused by the worker fail at once with the reason, not after its page timeout", async () => {
+    const start = await rolling.post("/web/v1/scrape/batch", {
+      urls: [`${rolling.site.url}/article`, `${rolling.site.url}/page2`],
+      formats: ["markdown"],
+      proxy: "pool:gone",
+    });
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    const done = await waitFor(
+      "the batch to end",
+      async () => {
+        const r = await rolling.call("GET", start.body.url);
+        return ["queued", "running"].includes(r.body.status) ? undefined : r.body;
+      },
+      120_000,
+    );
+    assert.equal(done.failed, 2, JSON.stringify(done));
+    for (const page of done.data) assert.equal(page.error.code, "unknown_proxy_pool");
   });
 });

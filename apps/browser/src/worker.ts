@@ -179,13 +179,20 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       lease.release();
     }
   };
-  // The task's way out (its egress proxy, if any); a proxy that cannot be used is the task's answer.
-  const withEgress = async (req: ScrapeRequest, run: (route: EgressRoute) => Promise<TaskReply>) => {
+  // The task's way out (its egress proxy, if any); a proxy that cannot be used is the task's answer (a job's
+  // page has no inbox: `refused` publishes it, so the job hears of it now, not after its page timeout).
+  const withEgress = async (
+    req: ScrapeRequest,
+    run: (route: EgressRoute) => Promise<TaskReply>,
+    refused?: (reply: TaskReply) => Promise<void>,
+  ) => {
     let route: EgressRoute;
     try {
       route = await egress.open(req);
     } catch (err) {
-      return { ok: false as const, error: failureOf(err) };
+      const reply = { ok: false as const, error: failureOf(err) };
+      await refused?.(reply).catch(() => {});
+      return reply;
     }
     try {
       return await run(route);
@@ -219,8 +226,10 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
         ),
       ),
     page: (task) =>
-      withEgress(task.request, (route) =>
-        withBrowser((b) => runPageTask(nc, b, route, task, hooks, jobContexts)),
+      withEgress(
+        task.request,
+        (route) => withBrowser((b) => runPageTask(nc, b, route, task, hooks, jobContexts)),
+        (reply) => publishRefusedPage(nc, task, reply),
       ),
     map: (task) => withBrowser((b) => runMapTask(b, proxy, task)),
     fetch: (task) => runFetchTask(proxy, task),
