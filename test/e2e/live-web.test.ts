@@ -62,6 +62,13 @@ describe("wait.until auto (the default) waits for what scripts build", () => {
     assert.match(spa.data.markdown, /Lazy section loaded from the API/);
   });
 
+  test("a page that builds itself from IndexedDB after load (an offline-first app syncing its store) is there", async () => {
+    const r = await markdownOf("/offline-first");
+    assert.match(r.data.markdown, /# Your notes\n\n\d+ notes synced to this device\./);
+    assert.doesNotMatch(r.data.markdown, /Opening your notes/);
+    assert.equal(r.metadata.settle.reason, "quiet", "done when the store was, not at the budget");
+  });
+
   test("a long-poll and a websocket deliver their live content, and neither holds the page to its budget", async () => {
     for (const [path, text] of [
       ["/long-poll", "Live update one"],

@@ -6,6 +6,7 @@ import { answerReads } from "../lib/settle/bridge.ts";
 import { countFrameHooks } from "../lib/settle/frame-hooks.ts";
 import { watchNetwork } from "../lib/settle/network.ts";
 import { refreshDue } from "../lib/settle/refresh.ts";
+import { watchIndexedDb } from "../lib/settle/storage.ts";
 import { watchTasks } from "../lib/settle/tasks.ts";
 import { watchTyping } from "../lib/settle/typing.ts";
 
@@ -18,9 +19,10 @@ import { watchTyping } from "../lib/settle/typing.ts";
  * - activity: DOM changes made after DOMContentLoaded (a parser building the document is not activity),
  *   in the document and in every shadow root, `style` attribute changes left out (animations);
  *   and apart from it the last change of any kind, style included (lib/settle/activity.ts);
- *   tracked timers firing; fetch and XHR finishing;
+ *   tracked timers firing; fetch, XHR and IndexedDB work finishing;
  * - pending work: fetch and XHR in flight (a request to a URL already fetched once is a poll and does
- *   not count), timers due within SHORT_MS that were not set by a chain of timers (a ticking loop),
+ *   not count), IndexedDB databases being opened and transactions not yet complete (lib/settle/storage.ts),
+ *   timers due within SHORT_MS that were not set by a chain of timers (a ticking loop),
  *   frame callbacks not asked for by a chain of frame callbacks (an animation loop),
  *   websockets and EventSources that have not yet received their first message, and a meta refresh;
  *   each only while it is young, so what never ends is ignored (lib/settle/tasks.ts, network.ts, refresh.ts);
@@ -58,7 +60,9 @@ export default function settleInit(): void {
     typingHooks: typing() + dom.shadowRoots + window.length,
   });
 
-  const { requests, streams } = watchNetwork(book);
+  const network = watchNetwork(book);
+  watchIndexedDb(book, network);
+  const { requests, streams } = network;
 
   const state = (youngMs: number): SettleState => {
     listen();

@@ -6,6 +6,10 @@ export interface Network {
   requests: Map<number, number>;
   /** Websockets and EventSources yet to receive their first message, by id: when each opened. */
   streams: Map<number, number>;
+  /** Counts other work the page awaits as a request from now (its id for `end`). */
+  track(): number;
+  /** That work is done: activity. */
+  end(id: number): void;
 }
 
 interface MarkedXhr extends XMLHttpRequest {
@@ -93,5 +97,10 @@ export function watchNetwork(book: Book): Network {
   };
   window.WebSocket = wrapStream(window.WebSocket) as typeof WebSocket;
   window.EventSource = wrapStream(window.EventSource) as typeof EventSource;
-  return { requests, streams };
+  const track = () => {
+    const id = nextRequest++;
+    requests.set(id, now());
+    return id;
+  };
+  return { requests, streams, track, end };
 }
