@@ -4,6 +4,7 @@ import type { Database } from "@browserfleet/db";
 import type { ProfileStore } from "@browserfleet/profiles";
 import type { RenderCache } from "@browserfleet/render-cache";
 import type { Guard } from "@browserfleet/ssrf";
+import type { WebhookSecrets } from "@browserfleet/webhooks";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { AllowanceStore } from "./allowance/index.ts";
 import type { Artifacts } from "./answers/artifacts.ts";
@@ -28,6 +29,8 @@ export interface ApiContext {
   allowance: AllowanceStore;
   /** Saved browser states of accounts (profiles), sealed at rest. */
   profiles: ProfileStore;
+  /** Each account's webhook signing secret, sealed at rest. */
+  webhookSecrets: WebhookSecrets;
   /** Wallet payments; undefined when X402_PAY_TO is not configured. */
   x402?: X402Payments;
 }

@@ -4,6 +4,8 @@ import {
   INTERFACE_VERSION,
   type PaymentSetup,
   paymentTerms,
+  WEBHOOK_EVENTS,
+  webhookPayloadOf,
 } from "@browserfleet/contracts";
 import { z } from "zod";
 import { ARTIFACTS_OPENAPI_PATH } from "./operations/artifacts.ts";
@@ -36,6 +38,31 @@ const STATUS_TEXT: Record<number, string> = {
   503: "No browser worker or the work queue is unreachable: Retry-After",
   504: "The work did not finish in time",
 };
+
+const WEBHOOK_SUMMARY: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
+  "job.started": "A batch or crawl started: its first page went to a browser",
+  "job.page":
+    "A page of the job finished (completed or failed), in the order pages finish; its result, or past 256 KB a link to it",
+  "job.completed": "The job ended with at least one page out",
+  "job.failed": "The job ended with no page out",
+  "job.cancelled": "The job was cancelled (DELETE on its status URL)",
+};
+
+/** The Standard Webhooks headers of every delivery. */
+const WEBHOOK_HEADERS = [
+  ["webhook-id", "The event's id, the same on every attempt: dedupe by it"],
+  ["webhook-timestamp", "When this attempt was signed, seconds since the epoch: refuse old ones (replays)"],
+  [
+    "webhook-signature",
+    "v1,<base64 HMAC-SHA256 of id.timestamp.body> under the account's secret (GET /web/v1/account/webhook-secret); two, space-separated, while a rotation overlaps",
+  ],
+].map(([name, description]) => ({
+  name,
+  in: "header",
+  required: true,
+  description,
+  schema: { type: "string" },
+}));
 
 /** The error codes answered with each status, from the one table the api uses. */
 function codesFor(status: number): string[] {
@@ -374,6 +401,37 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
   );
   plain("/metrics", "metrics", "Prometheus metrics", "text/plain");
 
+  // What a job's webhook receives: one POST per event, signed the Standard Webhooks way.
+  const webhooks = Object.fromEntries(
+    WEBHOOK_EVENTS.map((type) => {
+      const name = `WebhookEvent${type
+        .split(".")
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join("")}`;
+      schemas[name] = schemaOf(webhookPayloadOf(type), "output");
+      return [
+        type,
+        {
+          post: {
+            operationId: name[0]!.toLowerCase() + name.slice(1),
+            summary: WEBHOOK_SUMMARY[type],
+            tags: ["webhooks"],
+            parameters: WEBHOOK_HEADERS,
+            requestBody: { required: true, content: json(ref(name)) },
+            responses: {
+              "2XX": { description: "Received: the event is not sent again" },
+              "410": { description: "Gone: no more events are sent to this webhook" },
+              default: {
+                description:
+                  "Not received: 408, 425, 429 (Retry-After is honoured) and 5xx, or no answer within WEBHOOK_TIMEOUT_MS, are retried with backoff for WEBHOOK_RETRY_FOR_MS; other statuses are not",
+              },
+            },
+          },
+        },
+      ];
+    }),
+  );
+
   return {
     openapi: "3.1.0",
     info: {
@@ -388,9 +446,11 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       { name: "account" },
       { name: "self-description" },
       { name: "mcp" },
+      { name: "webhooks" },
       { name: "operations-meta" },
     ],
     paths,
+    webhooks,
     components: {
       schemas,
       securitySchemes: {

@@ -11,6 +11,7 @@ import { connectDb, migrateDb } from "@browserfleet/db";
 import { profileStoreFrom } from "@browserfleet/profiles";
 import { RenderCache } from "@browserfleet/render-cache";
 import { createGuard, parseAllowList } from "@browserfleet/ssrf";
+import { webhookSecretsFrom } from "@browserfleet/webhooks";
 import { AllowanceStore } from "./allowance/index.ts";
 import { artifactsFrom, startArtifactSweeper } from "./answers/artifacts.ts";
 import { createApp } from "./app.ts";
@@ -125,6 +126,7 @@ export async function startApi(
     leases,
     allowance: new AllowanceStore(database),
     profiles: profileStoreFrom(config, database.db),
+    webhookSecrets: webhookSecretsFrom(config, database.db),
     x402: await walletPayments(config),
   };
   const stopSweeper = cache.startSweeper(10 * 60_000);

@@ -19,6 +19,8 @@ import { pageQuote } from "@browserfleet/pricing";
 import { serveProbes } from "@browserfleet/probes";
 import { profileStoreFrom } from "@browserfleet/profiles";
 import { budgetDeps, fitAnswer, isCacheable, RenderCache, renderOwner } from "@browserfleet/render-cache";
+import { parseAllowList } from "@browserfleet/ssrf";
+import { Deliverer, deleteDoneEvents, eventsByStatus, webhookSecretsFrom } from "@browserfleet/webhooks";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Dispatcher } from "./dispatcher.ts";
 import { nextPages } from "./frontier.ts";
@@ -175,8 +177,35 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     metrics.pages.inc({ kind: done.job.kind, outcome });
     if (done.job.kind === "crawl") crawlRate.hit();
     if (done.ended) ended(done.job, done.ended);
+    deliverer.poke();
     wake();
   };
+
+  // Webhook events: queued in the outbox by the transactions that make them, sent from here.
+  const webhookSecrets = webhookSecretsFrom(config, db.db);
+  const deliverer = new Deliverer({
+    db: db.db,
+    signing: (accountId) => webhookSecrets.signing(accountId),
+    allow: parseAllowList(config.FLEET_ALLOW_PRIVATE),
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    pollMs: config.WEBHOOK_POLL_MS,
+    retry: {
+      retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+      baseDelayMs: config.WEBHOOK_RETRY_BASE_MS,
+      maxDelayMs: 3_600_000,
+      maxRetryAfterMs: 6 * 3_600_000,
+    },
+    log,
+    onAttempt: (event, _outcome, next) => {
+      metrics.webhookAttempts.inc({ event: event.type, outcome: next.kind });
+      if (next.kind === "delivered")
+        metrics.webhookLatency.observe(
+          { event: event.type },
+          (Date.now() - event.createdAt.getTime()) / 1000,
+        );
+    },
+  });
 
   const dispatcher = new Dispatcher({
     config,
@@ -202,7 +231,13 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   );
   let stopping = false;
   const wake = () => rounds.wake();
-  const wakeSub = nc.subscribe(JOBS_WAKE_SUBJECT, { callback: () => wake() });
+  // The api wakes this program when it starts or cancels a job; a cancel queues a webhook event.
+  const wakeSub = nc.subscribe(JOBS_WAKE_SUBJECT, {
+    callback: () => {
+      wake();
+      deliverer.poke();
+    },
+  });
   const results = consumeResults(nc, record, log, (problem) => {
     metrics.malformedResults.inc();
     log(problem);
@@ -210,6 +245,9 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
 
   const sweep = setInterval(() => {
     deleteExpiredJobs(db.db).catch((err) => log(`sweep failed: ${(err as Error).message}`));
+    deleteDoneEvents(db.db, new Date(Date.now() - config.WEBHOOK_RETENTION_MS)).catch((err) =>
+      log(`webhook sweep failed: ${(err as Error).message}`),
+    );
   }, 60_000);
   sweep.unref();
 
@@ -231,6 +269,9 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     const info = await jsm.consumers.info(RESULTS_STREAM, JOBS_CONSUMER);
     metrics.queueDepth.set({ stream: RESULTS_STREAM }, info.num_pending + info.num_ack_pending);
     metrics.crawlRate.set(crawlRate.perSecond());
+    const events = await eventsByStatus(db.db);
+    for (const state of ["pending", "delivered", "failed", "stopped"])
+      metrics.webhookEvents.set({ state }, events[state] ?? 0);
   }
 
   // Before the first round, so a page claimed by a killed predecessor is queued before anything new.
@@ -238,12 +279,14 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     .resendClaimed()
     .catch((err) => log(`could not send claimed pages again: ${(err as Error).message}`));
   wake();
+  deliverer.start();
   return {
     metricsUrl,
     poke: wake,
     async stop() {
       stopping = true;
       const roundsStopped = rounds.stop();
+      await deliverer.stop();
       clearInterval(sweep);
       wakeSub.unsubscribe();
       await results.stop();

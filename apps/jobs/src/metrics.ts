@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 export function createJobsMetrics() {
   const registry = new Registry();
@@ -48,8 +48,30 @@ export function createJobsMetrics() {
     help: "Page results on the results stream that did not match the contract (a page that names itself is recorded failed)",
     registers: [registry],
   });
+  const webhookAttempts = new Counter({
+    name: "fleet_webhook_attempts_total",
+    help: "Webhook delivery attempts by this replica, by event type and outcome (delivered, retry, failed, stopped)",
+    labelNames: ["event", "outcome"],
+    registers: [registry],
+  });
+  const webhookEvents = new Gauge({
+    name: "fleet_webhook_events",
+    help: "Webhook events in the outbox by state (pending, delivered, failed, stopped); every replica reports the same database counts",
+    labelNames: ["state"],
+    registers: [registry],
+  });
+  const webhookLatency = new Histogram({
+    name: "fleet_webhook_delivery_seconds",
+    help: "From an event being made to the receiver acknowledging it, retries included",
+    labelNames: ["event"],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 3600, 86400],
+    registers: [registry],
+  });
   return {
     registry,
+    webhookAttempts,
+    webhookEvents,
+    webhookLatency,
     jobs,
     pages,
     dispatched,

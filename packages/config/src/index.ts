@@ -49,6 +49,18 @@ export const configSchema = z
     /** How long a finished job and its results stay readable. */
     JOB_RETENTION_MS: intFrom(24 * 3600_000, 1000),
     JOBS_METRICS_PORT: intFrom(9465),
+    /** Webhooks: the longest a receiver may take to answer one delivery. */
+    WEBHOOK_TIMEOUT_MS: intFrom(10_000, 100),
+    /** Deliveries in flight at once per jobs replica (each to a different job or session). */
+    WEBHOOK_CONCURRENCY: intFrom(16, 1),
+    /** How often the outbox is looked at when nothing wakes the deliverer (it is woken on every event made here). */
+    WEBHOOK_POLL_MS: intFrom(1_000, 10),
+    /** The first retry's delay; each next one doubles (with jitter) up to an hour. */
+    WEBHOOK_RETRY_BASE_MS: intFrom(5_000, 10),
+    /** How long an event that keeps failing is retried before it is given up on. */
+    WEBHOOK_RETRY_FOR_MS: intFrom(24 * 3600_000, 1000),
+    /** How long delivered and given-up events (and their attempts) are kept to be read. */
+    WEBHOOK_RETENTION_MS: intFrom(7 * 24 * 3600_000, 1000),
     FLEET_ALLOW_PRIVATE: z.string().optional(),
     /** wait.until auto: the longest a page is waited for to settle when the request sets no wait.budget. */
     SETTLE_BUDGET_MS: intFrom(5_000, 100),

@@ -13,3 +13,5 @@ export * from "./account.ts";
 export * from "./egress.ts";
 export * from "./places.ts";
 export * from "./profiles.ts";
+export * from "./webhook-events.ts";
+export * from "./webhook-spec.ts";

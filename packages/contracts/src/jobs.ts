@@ -2,6 +2,7 @@ import { z } from "zod";
 import { httpUrl, rowCursor } from "./common.ts";
 import { checkRenderRules, RENDER_RULES_SCHEMA, renderFields } from "./scrape.ts";
 import { LINE, storedText, text } from "./text.ts";
+import { webhookDeliveries, webhookSpec } from "./webhook-spec.ts";
 
 export const siteFilters = {
   search: text(LINE).min(1).max(1000).optional().describe("Keep only URLs containing this text"),
@@ -23,6 +24,7 @@ export const batchRequest = z
     urls: z.array(httpUrl).min(2).max(50),
     ...renderFields,
     binaryAs: jobBinaryAs,
+    webhook: webhookSpec.optional(),
   })
   .superRefine(checkRenderRules)
   .meta(RENDER_RULES_SCHEMA);
@@ -36,6 +38,7 @@ export const crawlRequest = z
     ...siteFilters,
     ...renderFields,
     binaryAs: jobBinaryAs,
+    webhook: webhookSpec.optional(),
   })
   .superRefine(checkRenderRules)
   .meta(RENDER_RULES_SCHEMA);
@@ -127,6 +130,7 @@ export const jobStatusResponse = z.object({
   finishedAt: z.string().nullable(),
   expiresAt: z.string(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  webhook: webhookDeliveries.optional().describe("How the job's webhook deliveries stand, when it has one"),
   data: z.array(jobPageResult).describe("Finished pages, in queue order"),
   next: z.string().nullable().describe("Pass as cursor for the next results; null when none are left yet"),
 });

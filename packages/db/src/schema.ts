@@ -273,6 +273,8 @@ export const jobs = pgTable(
     chargedMicros: micros("charged_micros").notNull().default(0),
     /** robots.txt of the start URL's origin, once fetched (crawl only); "" when it has none. */
     robotsTxt: text("robots_txt"),
+    /** The request's webhook (packages/webhooks' StoredWebhook: where its events go, and the job's status URL). */
+    webhook: jsonb("webhook"),
     error: jsonb("error"),
     createdAt: at("created_at").notNull().defaultNow(),
     startedAt: at("started_at"),
@@ -338,4 +340,73 @@ export const feedback = pgTable(
     createdAt: at("created_at").notNull().defaultNow(),
   },
   (t) => [index("feedback_time").on(t.createdAt)],
+);
+
+/**
+ * An account's webhook signing secret, sealed like a profile (packages/profiles, bound to the account);
+ * after a rotation the replaced one keeps signing beside it until `previousUntil`.
+ */
+export const webhookSecrets = pgTable("webhook_secrets", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
+  sealed: text("sealed").notNull(),
+  createdAt: at("created_at").notNull().defaultNow(),
+  previousSealed: text("previous_sealed"),
+  previousCreatedAt: at("previous_created_at"),
+  previousUntil: at("previous_until"),
+});
+
+/**
+ * The webhook outbox: one row per event to deliver, written in the transaction that made the event (a page
+ * recorded, a job ended), so no event is lost and none is made twice. Events of one stream (a job, a session)
+ * go out one at a time in id order; a row waits while an earlier one of its stream is pending.
+ */
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    /** The webhook-id header: the receiver's key to dedupe by. */
+    msgId: text("msg_id").notNull().unique(),
+    accountId: text("account_id").notNull(),
+    /** `job:<id>` or `session:<id>`: the unit of ordering. */
+    stream: text("stream").notNull(),
+    type: text("type").notNull(),
+    url: text("url").notNull(),
+    headers: jsonb("headers").$type<Record<string, string>>(),
+    /** The body as sent (type, version, timestamp, data), serialized once so every attempt signs the same bytes. */
+    body: text("body").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed", "stopped"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: at("next_attempt_at").notNull().defaultNow(),
+    /** A deliverer holds the row until then; after, another may take it (the first one died). */
+    lockedUntil: at("locked_until"),
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+    lastAttemptAt: at("last_attempt_at"),
+    createdAt: at("created_at").notNull().defaultNow(),
+    deliveredAt: at("delivered_at"),
+  },
+  (t) => [
+    index("webhook_events_due").on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index("webhook_events_stream").on(t.stream, t.id),
+  ],
+);
+
+/** Every delivery attempt: what the receiver answered, or why none came. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    eventId: bigint("event_id", { mode: "number" })
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: "cascade" }),
+    at: at("at").notNull().defaultNow(),
+    status: integer("status"),
+    error: text("error"),
+    ms: integer("ms").notNull(),
+  },
+  (t) => [index("webhook_attempts_event").on(t.eventId)],
 );

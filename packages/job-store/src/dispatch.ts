@@ -1,6 +1,7 @@
 import { cleanStoredText } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { and, asc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { emitJobEvent } from "./events.ts";
 import type { JobPageRow, JobRow } from "./jobs.ts";
 
 const { jobs, jobPages } = schema;
@@ -101,11 +102,16 @@ export async function requeuePage(db: Db, pageId: number, taskId: string | null)
   return rows.length > 0;
 }
 
+/** A queued job's first page went out: it is running, and its job.started event is queued with it. */
 export async function markJobRunning(db: Db, jobId: string): Promise<void> {
-  await db
-    .update(jobs)
-    .set({ status: "running", startedAt: sql`coalesce(${jobs.startedAt}, now())` })
-    .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")));
+  await db.transaction(async (tx) => {
+    const [job] = await tx
+      .update(jobs)
+      .set({ status: "running", startedAt: sql`coalesce(${jobs.startedAt}, now())` })
+      .where(and(eq(jobs.id, jobId), eq(jobs.status, "queued")))
+      .returning();
+    if (job) await emitJobEvent(tx, job, "job.started");
+  });
 }
 
 export async function setRobots(db: Db, jobId: string, robotsTxt: string): Promise<void> {

@@ -1,7 +1,9 @@
 import { closeHoldIn, type Tx } from "@browserfleet/billing";
 import type { JobStatus } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
+import type { StoredWebhook } from "@browserfleet/webhooks";
 import { and, eq, inArray, lt } from "drizzle-orm";
+import { emitJobEvent } from "./events.ts";
 
 const { jobs, jobPages } = schema;
 
@@ -28,6 +30,8 @@ export interface NewJob {
   pages: NewPage[];
   deadlineAt: Date;
   expiresAt: Date;
+  /** Where the job's events go (the request's webhook and its status URL). */
+  webhook?: StoredWebhook;
 }
 
 /** Insert a job and its first pages in one transaction. Pages with the same key are taken once. */
@@ -50,6 +54,7 @@ export async function createJob(db: Db, job: NewJob): Promise<JobRow> {
         total: pages.length,
         deadlineAt: job.deadlineAt,
         expiresAt: job.expiresAt,
+        webhook: job.webhook ?? null,
       })
       .returning();
     await tx.insert(jobPages).values(pages.map((p) => ({ jobId: job.id, ...p })));
@@ -93,6 +98,9 @@ export async function endJobIn(
     .where(eq(jobs.id, job.id));
   await closeHoldIn(tx, job.holdId, `${job.kind} ${job.id} ${status}`);
   job.status = status;
+  job.finishedAt = now;
+  job.error = error ?? null;
+  await emitJobEvent(tx, job, `job.${status}`);
   return true;
 }
 

@@ -7,6 +7,7 @@ import {
 } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { emitJobEvent, emitPageEvent } from "./events.ts";
 import { endJobIn, isActive, type JobPageRow, type JobRow, lockJob, type NewPage } from "./jobs.ts";
 
 const { jobs, jobPages } = schema;
@@ -46,12 +47,13 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
     const ok = r.reply.ok && r.reply.result.success;
     const charge = r.reply.ok && ok ? opts.chargeOf(r.reply.result) : 0;
     const now = new Date();
+    // A page's text may hold what jsonb cannot (a NUL): cleaned, or the write would fail on every redelivery.
+    const stored = r.reply.ok ? cleanStoredJson(r.reply.result) : null;
     const [page] = await tx
       .update(jobPages)
       .set({
         status: ok ? "completed" : "failed",
-        // A page's text may hold what jsonb cannot (a NUL): cleaned, or the write would fail on every redelivery.
-        result: r.reply.ok ? cleanStoredJson(r.reply.result) : null,
+        result: stored,
         error: r.reply.ok
           ? ok
             ? null
@@ -70,6 +72,7 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
       )
       .returning(recordedPageColumns);
     if (!page) return { recorded: false, job };
+    if (!job.startedAt) await emitJobEvent(tx, { ...job, status: "running", startedAt: now }, "job.started");
     const taken = charge > 0 ? await captureFromHoldIn(tx, job.holdId, charge) : 0;
     if (taken !== charge) {
       await tx.update(jobPages).set({ chargedMicros: taken }).where(eq(jobPages.id, page.id));
@@ -94,6 +97,7 @@ export async function recordPageResult(db: Db, r: PageResult, opts: RecordOption
       // Whether the job still has pages to run, in the same statement: it sees this transaction's writes.
       .returning({ ...getTableColumns(jobs), open: openPages });
     const { open, ...fresh } = counts as JobRow & { open: boolean };
+    await emitPageEvent(tx, fresh, { ...page, result: stored });
     let ended: JobRow["status"] | undefined;
     if (!open) {
       ended = fresh.completed > 0 ? "completed" : "failed";

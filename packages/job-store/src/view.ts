@@ -1,8 +1,18 @@
-import type { JobPageResult, JobStatusResponse, ScrapeResponse } from "@browserfleet/contracts";
+import {
+  type JobPageResult,
+  type JobStatusResponse,
+  type ScrapeResponse,
+  WEBHOOK_EVENTS,
+} from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { usd } from "@browserfleet/pricing";
+import { deliveriesOf, type StoredWebhook } from "@browserfleet/webhooks";
 import { and, asc, eq, gt, inArray, min } from "drizzle-orm";
+import { jobStream } from "./events.ts";
 import type { JobKind, JobPageRow, JobRow } from "./jobs.ts";
+
+/** The events a job's webhook sends when it names none. */
+const JOB_EVENTS = WEBHOOK_EVENTS.filter((e) => e.startsWith("job."));
 
 const { jobs, jobPages } = schema;
 
@@ -19,7 +29,7 @@ export async function findJob(
   return job;
 }
 
-function pageResult(p: JobPageRow, kind: JobKind): JobPageResult {
+export function pageResult(p: JobPageRow, kind: JobKind): JobPageResult {
   const base = { url: p.url, ...(kind === "crawl" ? { depth: p.depth } : {}) };
   const status = p.status === "completed" ? "completed" : "failed";
   const r = p.result as ScrapeResponse | null;
@@ -64,6 +74,7 @@ export async function jobView(
   const last = page.at(-1)?.id ?? opts.cursor;
   const active = job.status === "queued" || job.status === "running";
   const more = ready.length > opts.limit || active;
+  const webhook = job.webhook as StoredWebhook | null;
   return {
     success: true,
     jobId: job.id,
@@ -77,6 +88,7 @@ export async function jobView(
     finishedAt: job.finishedAt?.toISOString() ?? null,
     expiresAt: job.expiresAt.toISOString(),
     error: (job.error as { code: string; message: string } | null) ?? null,
+    ...(webhook ? { webhook: await deliveriesOf(db, jobStream(job.id), webhook, JOB_EVENTS) } : {}),
     data: page.map((p) => pageResult(p, job.kind)),
     next: more ? String(last ?? 0) : null,
   };

@@ -2,6 +2,7 @@ import { account } from "./account.ts";
 import { accountSessions } from "./account-sessions.ts";
 import { accountTransactions } from "./account-transactions.ts";
 import { accountUsage } from "./account-usage.ts";
+import { webhookSecret, webhookSecretRotate } from "./account-webhook-secret.ts";
 import { act } from "./act.ts";
 import { batchCancel } from "./batch-cancel.ts";
 import { batchStatus } from "./batch-status.ts";
@@ -46,6 +47,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   accountUsage,
   accountTransactions,
   accountSessions,
+  webhookSecret,
+  webhookSecretRotate,
   profiles,
   profileDelete,
   proxies,

@@ -87,6 +87,8 @@ export async function startJob(
   if (kind === "batch") {
     for (const [i, url] of (req as BatchRequest).urls.entries()) await precheckUrl(ctx, url, `urls.${i}`);
   } else await precheckUrl(ctx, (req as CrawlRequest).url);
+  // A receiver the service may never call is refused now (and checked again, after DNS, at every delivery).
+  if (req.webhook) await precheckUrl(ctx, req.webhook.url, "webhook.url");
   // A profile the account does not have is refused now, not page by page.
   await profileFor(ctx, caller, req.profile);
   const pool = await egressPoolFor(ctx, req);
@@ -128,6 +130,7 @@ export async function startJob(
       { price: money(quote.micros), balance: money(hold.balanceMicros) },
     );
   const jobId = newId("job");
+  const { webhook, ...request } = req;
   let expiresAt: Date;
   try {
     const job = await createJob(ctx.db.db, {
@@ -135,7 +138,10 @@ export async function startJob(
       kind,
       accountId: auth.accountId,
       requestId: caller.requestId,
-      request: req,
+      request,
+      ...(webhook
+        ? { webhook: { ...webhook, statusUrl: `${publicBase(ctx.config, caller.baseUrl)}${path}/${jobId}` } }
+        : {}),
       holdId: hold.holdId,
       pageMicros: perPage,
       pageLimit: limit,
