@@ -1,6 +1,7 @@
 /**
  * Nothing is lost when a process dies: the jobs program and a browser worker run as child processes so
- * they can be killed -9 mid-crawl; the api and NATS are restarted mid-crawl too.
+ * they can be killed -9 mid-crawl; the api and NATS are restarted mid-crawl too. Each crawl has a webhook,
+ * whose receiver must get every event once (after dedupe by webhook-id), in order, verified.
  */
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
@@ -18,6 +19,7 @@ import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { killHard, spawnProgram } from "../helpers/programs.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
 type Json = any;
@@ -42,6 +44,11 @@ const env = () => ({
   JOBS_METRICS_PORT: "0",
   BROWSER_METRICS_PORT: "0",
   BROWSER_SLOTS: "3",
+  // One sealing key (kept there) for the api and every jobs program: the webhook secret opens in each.
+  DATA_DIR: join(dir, "data"),
+  // A delivery a killed jobs program held is taken again after twice this (plus 5 s).
+  WEBHOOK_TIMEOUT_MS: "2000",
+  WEBHOOK_RETRY_BASE_MS: "200",
 });
 const spawnJobs = async () => {
   jobs = await spawnProgram("apps/jobs/src/main.ts", env(), /jobs program running/);
@@ -59,12 +66,15 @@ before(async () => {
     HOST: "127.0.0.1",
     FLEET_ALLOW_PRIVATE: ALLOW,
     TASK_ACK_WAIT_MS: ACK_WAIT,
+    DATA_DIR: join(dir, "data"),
   });
   api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
   await Promise.all([spawnJobs(), spawnWorker()]);
 });
 
+const receivers: Receiver[] = [];
 after(async () => {
+  for (const r of receivers) await r.close();
   for (const c of [jobs, worker]) if (c) await killHard(c);
   await api?.close();
   await nats?.stop();
@@ -125,6 +135,42 @@ async function allResults(path: string, key: string): Promise<Json[]> {
   }
 }
 
+/** A receiver holding the account's webhook secret. */
+async function receiverFor(key: string): Promise<Receiver> {
+  const secret = (await call("GET", "/web/v1/account/webhook-secret", key)).body.secret;
+  const r = await startReceiver([secret]);
+  receivers.push(r);
+  return r;
+}
+
+/** Every event of the job came once after dedupe, verified, in order: started, each page, completed. */
+async function assertEveryEvent(receiver: Receiver, pages: number) {
+  const events = await waitFor(
+    "the job.completed event",
+    async () => {
+      const e = receiver.events();
+      assert.equal(e.at(-1)?.type, "job.completed", `${e.length} events so far`);
+      return e;
+    },
+    60_000,
+    100,
+  );
+  assert.equal(events[0]?.type, "job.started");
+  const pageEvents = events.filter((e) => e.type === "job.page");
+  assert.equal(pageEvents.length, pages, "one job.page per page");
+  assert.equal(new Set(pageEvents.map((e) => e.data.page.url)).size, pages);
+  assert.deepEqual(
+    pageEvents.map((e) => e.data.completed + e.data.failed),
+    pageEvents.map((_, i) => i + 1),
+    "in the order the pages were recorded",
+  );
+  assert.equal(events.length, pages + 2);
+  assert.ok(
+    events.every((e) => e.verifiedBy.length === 1),
+    "each verifies with the account's secret",
+  );
+}
+
 async function assertChargedOncePerPage(
   jobId: string,
   accountId: string,
@@ -145,10 +191,12 @@ async function assertChargedOncePerPage(
 
 test("kill -9 of the jobs program and a browser worker mid-crawl: the crawl completes, every page once, charged once", async () => {
   const { key, accountId } = await newKey(1_000_000);
+  const receiver = await receiverFor(key);
   const start = await call("POST", "/web/v1/crawl", key, {
     url: `${site.url}/crawl/gen/0?ms=150`,
     limit: 100,
     maxDepth: 2,
+    webhook: { url: receiver.url },
   });
   assert.equal(start.status, 200, JSON.stringify(start.body));
   await waitForJob(start.body.url, key, (b) => b.completed >= 15);
@@ -166,13 +214,16 @@ test("kill -9 of the jobs program and a browser worker mid-crawl: the crawl comp
   assert.equal(results.length, 100);
   assert.equal(new Set(results.map((r) => r.url)).size, 100, "every page appears exactly once");
   await assertChargedOncePerPage(start.body.jobId, accountId, 100, 1_000_000);
+  await assertEveryEvent(receiver, 100);
 });
 
 test("restarting the api mid-crawl: status is still served, by the new api", async () => {
   const { key } = await newKey(1_000_000);
+  const receiver = await receiverFor(key);
   const start = await call("POST", "/web/v1/crawl", key, {
     url: `${site.url}/crawl/gen/0?ms=100`,
     limit: 30,
+    webhook: { url: receiver.url },
   });
   await waitForJob(start.body.url, key, (b) => b.completed >= 3);
   await api.close();
@@ -182,13 +233,16 @@ test("restarting the api mid-crawl: status is still served, by the new api", asy
   const done = await waitForJob(start.body.url, key, ended);
   assert.equal(done.status, "completed");
   assert.equal(done.completed, 30);
+  await assertEveryEvent(receiver, 30);
 });
 
 test("restarting NATS mid-crawl: the job resumes and completes, pages once", async () => {
   const { key, accountId } = await newKey(1_000_000);
+  const receiver = await receiverFor(key);
   const start = await call("POST", "/web/v1/crawl", key, {
     url: `${site.url}/crawl/gen/0?ms=150`,
     limit: 40,
+    webhook: { url: receiver.url },
   });
   await waitForJob(start.body.url, key, (b) => b.completed >= 5);
   await nats.stop();
@@ -201,6 +255,7 @@ test("restarting NATS mid-crawl: the job resumes and completes, pages once", asy
   const results = await allResults(start.body.url, key);
   assert.equal(new Set(results.map((r) => r.url)).size, 40);
   await assertChargedOncePerPage(start.body.jobId, accountId, 40, 1_000_000);
+  await assertEveryEvent(receiver, 40);
 });
 
 test("fairness: a small batch started behind a large crawl finishes long before it", async () => {
