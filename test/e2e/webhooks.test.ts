@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, mock, test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import type { Json } from "../helpers/mcp-client.ts";
+import { callTool, connectMcp, type Json } from "../helpers/mcp-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { type Delivery, type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
@@ -17,7 +17,8 @@ const receivers: Receiver[] = [];
 before(async () => {
   stack = await startStack({
     slots: 3,
-    env: { WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_POLL_MS: "200" },
+    // Sessions here end by idle timeout within seconds (one test waits for that).
+    env: { WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_POLL_MS: "200", SESSION_IDLE_TIMEOUT_MS: "3000" },
   });
 });
 after(async () => {
@@ -241,6 +242,75 @@ describe("webhooks", () => {
         r.body.error.details.some((d: Json) => String(d.field).startsWith(field)),
         `${JSON.stringify(webhook)}: ${JSON.stringify(r.body.error.details)}`,
       );
+    }
+  });
+
+  test("a session opened with a webhook says session.closed when it is closed, and when it expires; a keyless caller cannot give one", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const receiver = await receiverFor(key);
+    const open = async () => {
+      const r = await stack.post(
+        "/web/v1/session",
+        {
+          url: `${stack.site.url}/article`,
+          formats: ["markdown"],
+          webhook: { url: receiver.url, metadata: { agent: "a1" } },
+        },
+        auth(key),
+      );
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.sessionId as string;
+    };
+    const closedId = await open();
+    const acted = await stack.post(
+      "/web/v1/act",
+      { sessionId: closedId, actions: [{ scroll: { direction: "down" } }] },
+      auth(key),
+    );
+    assert.equal(acted.status, 200, JSON.stringify(acted.body));
+    assert.equal((await stack.call("DELETE", `/web/v1/session/${closedId}`, auth(key))).status, 200);
+    const closed = await until(receiver, "session.closed");
+    assert.deepEqual(
+      { ...closed.data, openedAt: undefined, closedAt: undefined },
+      {
+        sessionId: closedId,
+        status: "closed",
+        reason: "closed by the caller",
+        actions: 1,
+        metadata: { agent: "a1" },
+        openedAt: undefined,
+        closedAt: undefined,
+      },
+    );
+    assert.deepEqual(closed.verifiedBy, [0]);
+
+    const idleId = await open();
+    const expired = await waitFor(
+      "the idle session's session.closed",
+      async () => {
+        const e = receiver.events().find((d) => d.type === "session.closed" && d.data.sessionId === idleId);
+        assert.ok(e, "not yet");
+        return e;
+      },
+      60_000,
+      100,
+    );
+    assert.equal(expired.data.status, "expired");
+    assert.equal(expired.data.reason, "idle timeout");
+    assert.equal(receiver.events().length, 2, "one event per session");
+
+    const body = { url: `${stack.site.url}/article`, webhook: { url: receiver.url } };
+    const keyless = await stack.postKeyless("/web/v1/session", body);
+    assert.equal(keyless.status, 402, JSON.stringify(keyless.body));
+    assert.match(keyless.body.error.message, /webhook needs an API key/);
+    const mcp = await connectMcp(stack.api.url);
+    try {
+      const r = await callTool(mcp, "web_session_open", body);
+      assert.equal(r.isError, true);
+      assert.equal(r.body.error.code, "key_required", JSON.stringify(r.body));
+      assert.equal(r.body.error.details[0].field, "webhook");
+    } finally {
+      await mcp.close();
     }
   });
 

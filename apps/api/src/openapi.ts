@@ -46,6 +46,8 @@ const WEBHOOK_SUMMARY: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
   "job.completed": "The job ended with at least one page out",
   "job.failed": "The job ended with no page out",
   "job.cancelled": "The job was cancelled (DELETE on its status URL)",
+  "session.closed":
+    "A session opened with a webhook ended: closed by the caller, expired (idle or at its maximum lifetime) or lost",
 };
 
 /** The Standard Webhooks headers of every delivery. */

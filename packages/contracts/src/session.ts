@@ -3,6 +3,7 @@ import { cssSelector, FORMATS, format, httpUrl, maxTokens, WAIT_UNTIL } from "./
 import { profileLoaded, profileName, profileSaved, profileUse } from "./profiles.ts";
 import { checkRenderRules, formatError, pageMetadata, rawHtml, renderFields, URL_OR_HTML } from "./scrape.ts";
 import { LINE, TEXT, text } from "./text.ts";
+import { webhookSpec } from "./webhook-spec.ts";
 
 export const sessionRequest = z
   .strictObject({
@@ -11,6 +12,11 @@ export const sessionRequest = z
     ...renderFields,
     formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["controls"]),
     profile: profileUse.optional(),
+    webhook: webhookSpec
+      .optional()
+      .describe(
+        "Where to POST session.closed when the session ends (closed, expired or lost), signed like a job's events; needs an API key",
+      ),
   })
   .superRefine((v, ctx) => {
     if ((v.url === undefined) === (v.html === undefined)) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { jobPageResult, jobStatus } from "./jobs.ts";
-import { WEBHOOK_VERSION, type WebhookEventType, webhookEventType } from "./webhook-spec.ts";
+import { WEBHOOK_VERSION, type WebhookEventType } from "./webhook-spec.ts";
 
 /* What a delivery carries: Standard Webhooks' body (type, timestamp, data), typed per event. */
 
@@ -32,6 +32,22 @@ export const jobPageEventData = jobEventData.extend({
 });
 export type JobPageEventData = z.infer<typeof jobPageEventData>;
 
+/** A session ended: why, and what it did. */
+export const sessionClosedEventData = z.object({
+  sessionId: z.string(),
+  status: z
+    .enum(["closed", "expired", "lost"])
+    .describe(
+      "closed by the caller; expired (idle timeout or maximum lifetime); lost (its browser or worker went away)",
+    ),
+  reason: z.string().describe("In words: closed by the caller, idle timeout, maximum lifetime reached, …"),
+  openedAt: z.string(),
+  closedAt: z.string(),
+  actions: z.int().describe("Act calls it served"),
+  metadata: z.record(z.string(), z.string()).optional().describe("The webhook's metadata, as given"),
+});
+export type SessionClosedEventData = z.infer<typeof sessionClosedEventData>;
+
 /** The body of one event type's deliveries: Standard Webhooks' shape (type, timestamp, data), and its version. */
 export const webhookPayloadOf = (type: WebhookEventType) =>
   z.object({
@@ -40,6 +56,11 @@ export const webhookPayloadOf = (type: WebhookEventType) =>
     timestamp: z
       .string()
       .describe("When the event happened (ISO 8601); the webhook-timestamp header says when it was signed"),
-    data: type === "job.page" ? jobPageEventData : jobEventData,
+    data:
+      type === "session.closed"
+        ? sessionClosedEventData
+        : type === "job.page"
+          ? jobPageEventData
+          : jobEventData,
   });
 export type WebhookPayload = z.infer<ReturnType<typeof webhookPayloadOf>>;

@@ -13,6 +13,7 @@ export const WEBHOOK_EVENTS = [
   "job.completed",
   "job.failed",
   "job.cancelled",
+  "session.closed",
 ] as const;
 export const webhookEventType = z.enum(WEBHOOK_EVENTS);
 export type WebhookEventType = z.infer<typeof webhookEventType>;

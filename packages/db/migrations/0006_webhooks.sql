@@ -38,6 +38,7 @@ CREATE TABLE "webhook_secrets" (
 );
 --> statement-breakpoint
 ALTER TABLE "jobs" ADD COLUMN "webhook" jsonb;--> statement-breakpoint
+ALTER TABLE "sessions" ADD COLUMN "webhook" jsonb;--> statement-breakpoint
 ALTER TABLE "webhook_attempts" ADD CONSTRAINT "webhook_attempts_event_id_webhook_events_id_fk" FOREIGN KEY ("event_id") REFERENCES "public"."webhook_events"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "webhook_secrets" ADD CONSTRAINT "webhook_secrets_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "webhook_attempts_event" ON "webhook_attempts" USING btree ("event_id");--> statement-breakpoint

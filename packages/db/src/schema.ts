@@ -239,6 +239,8 @@ export const sessions = pgTable(
     profileSave: boolean("profile_save").notNull().default(false),
     /** The profile's version the session last loaded or saved: a save over another tells it was overwritten. */
     profileVersion: integer("profile_version"),
+    /** Where its session.closed event goes (the request's webhook), when it has one. */
+    webhook: jsonb("webhook"),
   },
   (t) => [
     index("sessions_account_time").on(t.accountId, t.openedAt, t.id),

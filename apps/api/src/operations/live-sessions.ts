@@ -4,6 +4,7 @@ import type { Caller, Payer } from "../billing/payment.ts";
 import { readReply } from "../bus-replies.ts";
 import type { ApiContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import { noteEnded } from "../sessions/ended-events.ts";
 import { endSession, findSession, type SessionOwner, type SessionRow } from "../sessions/store.ts";
 
 /* What the session operations share: who may use a session, how an ended one answers, closing it on its worker. */
@@ -70,7 +71,7 @@ export function ended(row: SessionRow): ApiError {
 export async function markGone(ctx: ApiContext, row: SessionRow): Promise<SessionRow> {
   const expired = row.expiresAt !== null && row.expiresAt.getTime() <= Date.now();
   const after = await endSession(ctx.db.db, row.id, expired ? "idle" : "browser_lost");
-  if (after?.changed) ctx.metrics.sessionsEnded.inc({ status: after.row.status });
+  noteEnded(ctx, after);
   return after?.row ?? { ...row, status: "lost" };
 }
 

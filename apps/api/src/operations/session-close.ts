@@ -2,6 +2,7 @@ import { sessionCloseResponse, sessionId } from "@browserfleet/contracts";
 import { z } from "zod";
 import type { Caller } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
+import { noteEnded } from "../sessions/ended-events.ts";
 import { endSession } from "../sessions/store.ts";
 import { closeOnWorker, ended, markGone, ownedSession } from "./live-sessions.ts";
 import { defineOperation } from "./operation.ts";
@@ -47,7 +48,7 @@ async function closeSession(ctx: ApiContext, id: string, caller: Caller): Promis
     if (!reply) throw ended(await markGone(ctx, row));
     profile = reply.profile;
     const done = await endSession(ctx.db.db, id, "closed", new Date(reply.closedAt));
-    if (done?.changed) ctx.metrics.sessionsEnded.inc({ status: done.row.status });
+    noteEnded(ctx, done);
     if (done) row = done.row;
   }
   if (row.status === "lost" || row.status === "open") throw ended({ ...row, status: "lost" });

@@ -76,6 +76,8 @@ export const session = defineOperation({
   run: (ctx, req, call) => paidSessionOpen(ctx, req, call.caller),
 });
 
+const WEBHOOK_NEEDS_KEY = "a webhook needs an API key: its events are signed with the account's secret";
+
 /** Open a live session for any caller, REST or MCP. */
 async function paidSessionOpen(
   ctx: ApiContext,
@@ -84,6 +86,14 @@ async function paidSessionOpen(
 ): Promise<SessionResponse> {
   const started = performance.now();
   await precheckUrl(ctx, req.url);
+  if (req.webhook) {
+    // Its events are signed with an account's secret: a keyless MCP caller is told so (over REST, the 402 says it).
+    if (!caller.auth && caller.allowanceClient !== undefined)
+      throw new ApiError("key_required", WEBHOOK_NEEDS_KEY, [
+        { field: "webhook", message: "needs an API key" },
+      ]);
+    await precheckUrl(ctx, req.webhook.url, "webhook.url");
+  }
   const pool = await egressPoolFor(ctx, req);
   if (!(await ctx.workers.anyAlive()))
     throw new ApiError("unavailable", "no browser worker is running; try again shortly", undefined, {
@@ -94,6 +104,7 @@ async function paidSessionOpen(
   const profile = await profileFor(ctx, caller, req.profile, req.profile?.save === true);
   const cfg = ctx.config;
   const quote = sessionPrice.quote({ formats: req.formats, pool });
+  const { webhook: _webhook, ...withoutWebhook } = req;
   let opened: { id: string } | undefined;
   try {
     const result = await payFor(ctx, caller, {
@@ -103,7 +114,9 @@ async function paidSessionOpen(
       description: `open a browser session on ${req.url ?? "raw html"}`,
       keyOnly: req.formats.includes("json")
         ? "the json format needs an API key"
-        : profileKeyOnly(req.profile),
+        : req.webhook
+          ? WEBHOOK_NEEDS_KEY
+          : profileKeyOnly(req.profile),
       holdMs: cfg.SCRAPE_TIMEOUT_MS + cfg.SESSION_START_WITHIN_MS + 60_000,
       work: async (payer) => {
         const sessionId = newId("ses");
@@ -137,7 +150,8 @@ async function paidSessionOpen(
       // A little before the api gives up, so a worker never starts a session nobody waits for.
       deadline: Date.now() + Math.max(100, startWithin - 300),
       sessionId,
-      request: req,
+      // The webhook (its headers may hold the receiver's credentials) stays with the api.
+      request: withoutWebhook,
       idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
       maxMs: cfg.SESSION_MAX_LIFETIME_MS,
       ...(profile?.state ? { profileState: profile.state } : {}),
@@ -170,6 +184,7 @@ async function paidSessionOpen(
       ...(req.profile && profile
         ? { profile: { name: req.profile.name, save: req.profile.save, version: profile.version } }
         : {}),
+      ...(req.webhook && payer.kind === "account" ? { webhook: req.webhook } : {}),
     });
     if (req.profile && profile)
       out.profile = {

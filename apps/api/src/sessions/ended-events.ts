@@ -1,8 +1,18 @@
-import { decodeJson, SESSION_ENDED_SUBJECT } from "@browserfleet/bus";
+import { decodeJson, JOBS_WAKE_SUBJECT, SESSION_ENDED_SUBJECT } from "@browserfleet/bus";
 import { checkReceived, sessionEnded } from "@browserfleet/contracts";
 import type { Subscription } from "@nats-io/transport-node";
 import type { ApiContext } from "../context.ts";
-import { endSession } from "./store.ts";
+import { endSession, type SessionRow } from "./store.ts";
+
+/**
+ * What follows a session's end, whoever recorded it: counted, and when it has a webhook, the jobs program
+ * (which sends the outbox's events) is woken for its session.closed.
+ */
+export function noteEnded(ctx: ApiContext, done: { row: SessionRow; changed: boolean } | undefined): void {
+  if (!done?.changed) return;
+  ctx.metrics.sessionsEnded.inc({ status: done.row.status });
+  if (done.row.webhook) ctx.nc.publish(JOBS_WAKE_SUBJECT);
+}
 
 /**
  * Record sessions that end on their worker (idle timeout, maximum lifetime, browser lost, closed).
@@ -28,9 +38,7 @@ export function recordEndedSessions(ctx: ApiContext): Subscription {
       }
       const e = checked.value;
       endSession(ctx.db.db, e.sessionId, e.reason, new Date(e.at))
-        .then((done) => {
-          if (done?.changed) ctx.metrics.sessionsEnded.inc({ status: done.row.status });
-        })
+        .then((done) => noteEnded(ctx, done))
         .catch((error) =>
           console.error(`session ${e.sessionId} end not recorded: ${(error as Error).message}`),
         );

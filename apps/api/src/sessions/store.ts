@@ -1,7 +1,8 @@
 import { captureFromHoldIn, closeHoldIn, settleHoldWith } from "@browserfleet/billing";
-import type { SessionEnded } from "@browserfleet/contracts";
+import type { SessionClosedEventData, SessionEnded, WebhookSpec } from "@browserfleet/contracts";
 import { type Db, preparedSql, schema } from "@browserfleet/db";
 import { PRICES, sessionMinutesDue } from "@browserfleet/pricing";
+import { enqueueEvent } from "@browserfleet/webhooks";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Alongside } from "../billing/way-of-paying.ts";
 import { billedUntil } from "./tail-rules.ts";
@@ -28,6 +29,8 @@ export async function insertSession(
     tailHoldId?: string;
     /** The profile it opened with, whether it saves it, and the version it loaded (null: none yet). */
     profile?: { name: string; save: boolean; version: number | null };
+    /** Where its session.closed event goes (a key-paid session's only). */
+    webhook?: WebhookSpec;
   },
 ): Promise<void> {
   await db.insert(sessions).values({
@@ -46,6 +49,7 @@ export async function insertSession(
     profileName: s.profile?.name ?? null,
     profileSave: s.profile?.save ?? false,
     profileVersion: s.profile?.version ?? null,
+    webhook: s.webhook ?? null,
   });
 }
 
@@ -172,6 +176,29 @@ export function actRecord(
   };
 }
 
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** Queue the session's session.closed event with the change that ended it (nothing without a webhook). */
+async function emitSessionClosed(tx: Tx, row: SessionRow): Promise<void> {
+  const webhook = row.webhook as WebhookSpec | null;
+  if (!webhook || !row.accountId) return;
+  await enqueueEvent(tx, {
+    accountId: row.accountId,
+    stream: `session:${row.id}`,
+    webhook,
+    type: "session.closed",
+    data: {
+      sessionId: row.id,
+      // The row as the update that ended it returned it.
+      status: row.status as Exclude<SessionStatus, "open">,
+      reason: row.closeReason ?? row.status,
+      openedAt: row.openedAt.toISOString(),
+      closedAt: (row.closedAt ?? new Date()).toISOString(),
+      actions: row.actions,
+    } satisfies Omit<SessionClosedEventData, "metadata">,
+  });
+}
+
 const REASONS: Record<SessionEnded["reason"], { status: SessionStatus; text: string }> = {
   closed: { status: "closed", text: "closed by the caller" },
   idle: { status: "expired", text: "idle timeout" },
@@ -191,11 +218,15 @@ export async function endSession(
   at = new Date(),
 ): Promise<{ row: SessionRow; changed: boolean } | undefined> {
   const r = REASONS[reason];
-  const [changed] = await db
-    .update(sessions)
-    .set({ status: r.status, closeReason: r.text, closedAt: at })
-    .where(and(eq(sessions.id, id), eq(sessions.status, "open")))
-    .returning();
+  const changed = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(sessions)
+      .set({ status: r.status, closeReason: r.text, closedAt: at })
+      .where(and(eq(sessions.id, id), eq(sessions.status, "open")))
+      .returning();
+    if (row) await emitSessionClosed(tx, row);
+    return row;
+  });
   // Charged here whoever ended it, so an answer given after the end shows the charge (another replica
   // may be charging it right now: this waits for it). One that fails now is charged by chargeEndedTails.
   const charged = await chargeSessionTail(db, id).catch(() => undefined);
@@ -217,11 +248,15 @@ export async function chargeEndedTails(db: Db): Promise<number> {
 
 /** Sessions still marked open well after their expiry (their end event was missed) are expired. */
 export async function expireOverdueSessions(db: Db, graceMs: number): Promise<number> {
-  const rows = await db
-    .update(sessions)
-    .set({ status: "expired", closeReason: "expired", closedAt: sql`${sessions.expiresAt}` })
-    .where(and(eq(sessions.status, "open"), lt(sessions.expiresAt, new Date(Date.now() - graceMs))))
-    .returning({ id: sessions.id });
+  const rows = await db.transaction(async (tx) => {
+    const ended = await tx
+      .update(sessions)
+      .set({ status: "expired", closeReason: "expired", closedAt: sql`${sessions.expiresAt}` })
+      .where(and(eq(sessions.status, "open"), lt(sessions.expiresAt, new Date(Date.now() - graceMs))))
+      .returning();
+    for (const row of ended) await emitSessionClosed(tx, row);
+    return ended;
+  });
   for (const { id } of rows) await chargeSessionTail(db, id);
   return rows.length;
 }
