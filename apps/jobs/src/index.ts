@@ -43,7 +43,7 @@ export interface JobsOptions {
 
 export interface JobsProgram {
   metricsUrl?: string;
-  /** Run one dispatch round now (tests use it to avoid waiting for the poll). */
+  /** Run one dispatch round and look at the webhook outbox now (tests use it to avoid waiting for the poll). */
   poke(): void;
   stop(): Promise<void>;
 }
@@ -153,6 +153,8 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
       },
     });
     if (!done.recorded || !done.job) return;
+    // The page's event (and the job's end) just committed to the outbox: send it before anything else.
+    deliverer.poke();
     // Fresh renders fill the cache, so a later scrape or job with maxAge can use them.
     if (
       facts &&
@@ -177,7 +179,6 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
     metrics.pages.inc({ kind: done.job.kind, outcome });
     if (done.job.kind === "crawl") crawlRate.hit();
     if (done.ended) ended(done.job, done.ended);
-    deliverer.poke();
     wake();
   };
 
@@ -282,7 +283,10 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   deliverer.start();
   return {
     metricsUrl,
-    poke: wake,
+    poke: () => {
+      wake();
+      deliverer.poke();
+    },
     async stop() {
       stopping = true;
       const roundsStopped = rounds.stop();

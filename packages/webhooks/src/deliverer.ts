@@ -1,9 +1,12 @@
 import type { Db } from "@browserfleet/db";
 import type { AllowList } from "@browserfleet/ssrf";
-import { claimDue, type EventRow, nextDue, recordAttempt } from "./outbox.ts";
+import { claimDue, type EventRow, nextDue, recordAttempt, stopGoneEvents } from "./outbox.ts";
 import { postEvent } from "./post.ts";
 import { type AttemptOutcome, DEFAULT_RETRY, type NextStep, nextStep, type RetryPolicy } from "./retry.ts";
 import { signedHeaders } from "./sign.ts";
+
+/** How often events left pending behind a receiver's 410 are stopped (claims skip them meanwhile). */
+const STOP_SWEEP_MS = 5_000;
 
 export interface DelivererOptions {
   db: Db;
@@ -59,10 +62,15 @@ export class Deliverer {
     const { db, concurrency, timeoutMs, pollMs, log } = this.opts;
     // A claim outlives the slowest attempt, so a live deliverer never loses its events to another.
     const holdMs = timeoutMs * 2 + 5_000;
+    let lastStopSweep = 0;
     while (this.running) {
       this.poked = false;
       let claimed: EventRow[] = [];
       try {
+        if (Date.now() - lastStopSweep > STOP_SWEEP_MS) {
+          lastStopSweep = Date.now();
+          await stopGoneEvents(db);
+        }
         claimed = await claimDue(db, concurrency, holdMs);
         await Promise.all(claimed.map((e) => this.deliver(e)));
       } catch (err) {

@@ -9,6 +9,7 @@ export {
   nextDue,
   recordAttempt,
   type StoredWebhook,
+  stopGoneEvents,
   wants,
 } from "./outbox.ts";
 export { type PostOptions, postEvent } from "./post.ts";

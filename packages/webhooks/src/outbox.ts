@@ -6,7 +6,7 @@ import {
   type WebhookSpec,
 } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { AttemptOutcome, NextStep } from "./retry.ts";
 
 const { webhookEvents, webhookAttempts } = schema;
@@ -69,38 +69,47 @@ export async function enqueueEvent(
 /**
  * Take up to `limit` events that are due, each the oldest pending one of its stream (so a stream's events go
  * out in order, one at a time), and hold them for `holdMs`: another deliverer takes them only once that
- * passes (this one died mid-delivery). SKIP LOCKED lets several deliverers claim side by side.
+ * passes (this one died mid-delivery). SKIP LOCKED lets several deliverers claim side by side. An event
+ * whose receiver answered 410 to an earlier one of its stream is not taken (stopGoneEvents stops it).
+ * One statement: it runs before every delivery.
  */
 export async function claimDue(db: Db, limit: number, holdMs: number): Promise<EventRow[]> {
-  // An event made while the receiver's 410 was being recorded (it saw no stop yet) is stopped here, unsent.
-  await db.execute(sql`
+  const rows = await db
+    .update(webhookEvents)
+    .set({ lockedUntil: sql`now() + ${`${holdMs} milliseconds`}::interval` })
+    .where(
+      sql`${webhookEvents.id} in (
+        select c.id from webhook_events c
+        where c.status = 'pending' and c.next_attempt_at <= now()
+          and (c.locked_until is null or c.locked_until < now())
+          and not exists (
+            select 1 from webhook_events p where p.stream = c.stream and p.id < c.id and p.status = 'pending'
+          )
+          and not exists (
+            select 1 from webhook_events s where s.stream = c.stream and s.url = c.url and s.status = 'stopped'
+          )
+        order by c.id
+        limit ${limit}
+        for update skip locked
+      )`,
+    )
+    .returning();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Stop the pending events of streams whose receiver answered 410 (one made while the 410 was being
+ * recorded saw no stop yet). Returns how many.
+ */
+export async function stopGoneEvents(db: Db): Promise<number> {
+  const rows = await db.execute(sql`
     update webhook_events c set status = 'stopped', last_error = ${GONE}
-    where c.status = 'pending' and c.next_attempt_at <= now()
+    where c.status = 'pending'
       and exists (
         select 1 from webhook_events s where s.stream = c.stream and s.url = c.url and s.status = 'stopped'
-      )`);
-  const rows = await db.execute(sql`
-    update webhook_events set locked_until = now() + ${`${holdMs} milliseconds`}::interval
-    where id in (
-      select c.id from webhook_events c
-      where c.status = 'pending' and c.next_attempt_at <= now()
-        and (c.locked_until is null or c.locked_until < now())
-        and not exists (
-          select 1 from webhook_events p where p.stream = c.stream and p.id < c.id and p.status = 'pending'
-        )
-      order by c.id
-      limit ${limit}
-      for update skip locked
-    )
-    returning id`);
-  const ids = (rows as unknown as { id: string | number }[]).map((r) => Number(r.id));
-  if (ids.length === 0) return [];
-  const claimed = await db
-    .select()
-    .from(webhookEvents)
-    .where(inArray(webhookEvents.id, ids))
-    .orderBy(webhookEvents.id);
-  return claimed;
+      )
+    returning c.id`);
+  return (rows as unknown as unknown[]).length;
 }
 
 /** When a pending event is due next (its retry time), or undefined when none is pending. */
@@ -127,42 +136,26 @@ export async function recordAttempt(
   at = new Date(),
 ): Promise<void> {
   const status = outcome.kind === "answered" ? outcome.status : null;
-  await db.transaction(async (tx) => {
-    await tx.insert(webhookAttempts).values({
-      eventId: event.id,
-      at,
-      status,
-      error: describe(outcome),
-      ms: Math.round(outcome.ms),
-    });
-    const error = next.kind === "failed" ? next.why : describe(outcome);
-    await tx
-      .update(webhookEvents)
-      .set({
-        attempts: sql`${webhookEvents.attempts} + 1`,
-        lastStatus: status,
-        lastError: error,
-        lastAttemptAt: at,
-        lockedUntil: null,
-        ...(next.kind === "delivered"
-          ? { status: "delivered" as const, deliveredAt: at }
-          : next.kind === "retry"
-            ? { nextAttemptAt: next.at }
-            : { status: next.kind === "stopped" ? ("stopped" as const) : ("failed" as const) }),
-      })
-      .where(eq(webhookEvents.id, event.id));
-    if (next.kind === "stopped")
-      await tx
-        .update(webhookEvents)
-        .set({ status: "stopped", lastError: GONE })
-        .where(
-          and(
-            eq(webhookEvents.stream, event.stream),
-            eq(webhookEvents.url, event.url),
-            eq(webhookEvents.status, "pending"),
-          ),
-        );
-  });
+  const error = next.kind === "failed" ? next.why : describe(outcome);
+  // Times as text: the driver is set to hand dates through as drizzle's columns write them, not to write a Date.
+  const when = at.toISOString();
+  const state =
+    next.kind === "delivered"
+      ? sql`status = 'delivered', delivered_at = ${when}::timestamptz`
+      : next.kind === "retry"
+        ? sql`next_attempt_at = ${next.at.toISOString()}::timestamptz`
+        : sql`status = ${next.kind}`;
+  // The attempt and the event's new state in one statement: it runs after every delivery.
+  await db.execute(sql`
+    with attempt as (
+      insert into webhook_attempts (event_id, at, status, error, ms)
+      values (${event.id}, ${when}::timestamptz, ${status}, ${describe(outcome)}, ${Math.round(outcome.ms)})
+    )
+    update webhook_events set
+      attempts = attempts + 1, last_status = ${status}, last_error = ${error}, last_attempt_at = ${when}::timestamptz,
+      locked_until = null, ${state}
+    where id = ${event.id}`);
+  if (next.kind === "stopped") await stopGoneEvents(db);
 }
 
 /** How a stream's deliveries stand: counts by state and the last attempt. */

@@ -8,6 +8,9 @@ import { eq } from "drizzle-orm";
 const { webhookSecrets } = schema;
 type Row = typeof webhookSecrets.$inferSelect;
 
+/** How long a deliverer keeps an account's signing secrets before it reads them again. */
+export const SIGNING_CACHE_MS = 5_000;
+
 /** A new signing secret, as Standard Webhooks libraries take it: whsec_ and 32 random bytes in base64. */
 const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 /** What a sealed secret is bound to: a row copied to another account does not open. */
@@ -18,6 +21,8 @@ const bound = (accountId: string) => `webhook-secret\n${accountId}`;
  * keys (PROFILE_KEYS), rotated on request with the replaced one signing beside it for a while.
  */
 export class WebhookSecrets {
+  private readonly recent = new Map<string, { secrets: string[]; until: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly keys: () => Promise<KeyRing>,
@@ -80,10 +85,19 @@ export class WebhookSecrets {
     return this.view(accountId, row, now.getTime());
   }
 
-  /** The secrets that sign a delivery now: the current one, and the replaced one while it still signs. */
-  async signing(accountId: string): Promise<string[]> {
+  /**
+   * The secrets that sign a delivery now: the current one, and the replaced one while it still signs.
+   * Remembered for SIGNING_CACHE_MS, so a burst of deliveries reads and opens them once; a rotation is seen
+   * within that (the replaced secret keeps signing meanwhile, so no receiver loses a delivery to it).
+   */
+  async signing(accountId: string, now = Date.now()): Promise<string[]> {
+    const hit = this.recent.get(accountId);
+    if (hit && hit.until > now) return hit.secrets;
     const v = await this.get(accountId);
-    return v.previous ? [v.secret, v.previous.secret] : [v.secret];
+    const secrets = v.previous ? [v.secret, v.previous.secret] : [v.secret];
+    this.recent.set(accountId, { secrets, until: now + SIGNING_CACHE_MS });
+    if (this.recent.size > 10_000) this.recent.delete(this.recent.keys().next().value as string);
+    return secrets;
   }
 }
 
