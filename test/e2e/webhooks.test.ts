@@ -177,6 +177,38 @@ describe("webhooks", () => {
     );
   });
 
+  test("a page whose result is larger than a delivery carries comes as a link the job's key reads it at", async () => {
+    const { key } = await stack.newKey(1_000_000);
+    const receiver = await receiverFor(key);
+    const start = await stack.post(
+      "/web/v1/scrape/batch",
+      {
+        urls: [`${stack.site.url}/manual`, `${stack.site.url}/article`],
+        formats: ["screenshot"],
+        screenshot: { fullPage: true },
+        webhook: { url: receiver.url },
+      },
+      auth(key),
+    );
+    assert.equal(start.status, 200, JSON.stringify(start.body));
+    await until(receiver, "job.completed");
+    const manual = receiver.events().find((d) => d.data.page?.url === `${stack.site.url}/manual`);
+    assert.ok(manual, "the long page's event came");
+    assert.equal(manual.data.page.status, "completed");
+    assert.equal(manual.data.page.data, undefined, "no megabytes in the delivery");
+    assert.ok(manual.body.length < 64 * 1024, `${manual.body.length} bytes`);
+    const link = new URL(manual.data.page.resultUrl);
+    assert.equal(link.pathname, start.body.url);
+    const read = await stack.call("GET", `${link.pathname}${link.search}`, auth(key));
+    assert.equal(read.status, 200, JSON.stringify(read.body).slice(0, 300));
+    assert.equal(read.body.data[0].url, `${stack.site.url}/manual`);
+    assert.ok(read.body.data[0].data.screenshot.length > 256 * 1024);
+    const small = receiver.events().find((d) => d.data.page?.url === `${stack.site.url}/article`);
+    assert.ok(small?.data.page.data.screenshot, "a page that fits comes whole");
+    const other = await stack.newKey(1_000_000);
+    assert.equal((await stack.call("GET", `${link.pathname}${link.search}`, auth(other.key))).status, 404);
+  });
+
   test("a 410 Gone stops the webhook: nothing more is sent, and the status says how many were stopped", async () => {
     const { key } = await stack.newKey(1_000_000);
     const receiver = await receiverFor(key);
