@@ -69,6 +69,11 @@ export interface FixtureSite {
   close(): Promise<void>;
   /** Number of requests received for a pathname (query/fragment ignored). */
   hits(path: string): number;
+  /**
+   * A page under /edited/ as a site's editors leave it: `body` is served (an HTML page) until set again;
+   * undefined takes it down (404), as a deleted article is.
+   */
+  edit(path: `/edited/${string}`, body: string | undefined): void;
 }
 
 const HTML = "text/html; charset=utf-8";
@@ -162,6 +167,7 @@ function isAuthorized(req: IncomingMessage): boolean {
 export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<FixtureSite> {
   const host = opts.host ?? "127.0.0.1";
   const hitCounts = new Map<string, number>();
+  const edited = new Map<string, string>();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const largeHtml = buildLargeHtml();
@@ -274,6 +280,11 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
         return { status: 200, type: "text/plain; charset=utf-8", body: robotsTxt(originOf(req, baseUrl)) };
     }
 
+    if (path.startsWith("/edited/")) {
+      const body = edited.get(path);
+      return body === undefined ? html(NOT_FOUND_HTML, 404) : html(body);
+    }
+
     for (const extra of EXTRA_ROUTES) {
       const reply = extra(path, query, originOf(req, baseUrl), req.headers.cookie ?? "", req.headers);
       if (reply) return reply;
@@ -332,6 +343,10 @@ export async function startFixtureSite(opts: FixtureSiteOptions = {}): Promise<F
   return {
     url: baseUrl,
     port,
+    edit(p, body) {
+      if (body === undefined) edited.delete(p);
+      else edited.set(p, body);
+    },
     hits(p: string): number {
       return hitCounts.get(pathnameOf(p)) ?? 0;
     },

@@ -1,4 +1,5 @@
 import type { BalanceLeases, UsageRecorder } from "@browserfleet/billing";
+import type { PageSnapshots } from "@browserfleet/changes";
 import type { Config } from "@browserfleet/config";
 import type { Database } from "@browserfleet/db";
 import type { ProfileStore } from "@browserfleet/profiles";
@@ -29,6 +30,8 @@ export interface ApiContext {
   allowance: AllowanceStore;
   /** Saved browser states of accounts (profiles), sealed at rest. */
   profiles: ProfileStore;
+  /** Each account's last render of each URL, for the changes format. */
+  snapshots: PageSnapshots;
   /** Each account's webhook signing secret, sealed at rest. */
   webhookSecrets: WebhookSecrets;
   /** Wallet payments; undefined when X402_PAY_TO is not configured. */

@@ -6,6 +6,7 @@ import {
   UsageRecorder,
 } from "@browserfleet/billing";
 import { connectBus, ensureTaskQueue, openWorkersBucket, taskBacklog } from "@browserfleet/bus";
+import { PageSnapshots } from "@browserfleet/changes";
 import type { Config } from "@browserfleet/config";
 import { connectDb, migrateDb } from "@browserfleet/db";
 import { profileStoreFrom } from "@browserfleet/profiles";
@@ -127,6 +128,7 @@ export async function startApi(
     allowance: new AllowanceStore(database),
     profiles: profileStoreFrom(config, database.db),
     webhookSecrets: webhookSecretsFrom(config, database.db),
+    snapshots: new PageSnapshots(database.db),
     x402: await walletPayments(config),
   };
   const stopSweeper = cache.startSweeper(10 * 60_000);
@@ -138,6 +140,7 @@ export async function startApi(
     expireOverdueSessions(database.db, 60_000)
       .then(() => chargeEndedTails(database.db))
       .catch(() => {});
+    ctx.snapshots.sweep(new Date(Date.now() - config.CHANGES_RETENTION_MS)).catch(() => {});
     // Day counters of the free allowance no longer matter once their UTC day is over.
     ctx.allowance.sweep().catch(() => {});
   }, REAP_EVERY_MS);

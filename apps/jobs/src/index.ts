@@ -9,12 +9,19 @@ import {
   RESULTS_STREAM,
   taskBacklog,
 } from "@browserfleet/bus";
+import { completeChanges, PageSnapshots } from "@browserfleet/changes";
 import type { Config } from "@browserfleet/config";
 import type { PageResult, ScrapeResponse } from "@browserfleet/contracts";
 import { connectDb, migrateDb } from "@browserfleet/db";
 import { chooseEgress, poolOf } from "@browserfleet/egress";
 import { completeJson, jsonDepsFrom } from "@browserfleet/extract";
-import { deleteExpiredJobs, type JobRow, jobsByStatus, recordPageResult } from "@browserfleet/job-store";
+import {
+  deleteExpiredJobs,
+  type JobRow,
+  jobsByStatus,
+  pageUrlOf,
+  recordPageResult,
+} from "@browserfleet/job-store";
 import { pageQuote } from "@browserfleet/pricing";
 import { serveProbes } from "@browserfleet/probes";
 import { profileStoreFrom } from "@browserfleet/profiles";
@@ -100,6 +107,7 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   };
 
   const jobRequests = new JobRequests(db);
+  const snapshots = new PageSnapshots(db.db);
   const json = jsonDepsFrom(config);
   const cache = new RenderCache({
     database: db,
@@ -121,16 +129,33 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
             },
           }
         : result;
-    // Counted, and cut to the job's per-page maxTokens (the whole page kept for its cursor).
-    const r: PageResult =
-      facts && whole.reply.ok
+    // The changes format: the page against the account's previous render of its URL.
+    const compared: PageResult =
+      facts && result.reply.ok && whole.reply.ok && facts.request.formats?.includes("changes")
         ? {
             ...whole,
             reply: {
               ok: true,
+              result: await completeChanges(
+                { formats: facts.request.formats, url: await pageUrlOf(db.db, result.pageId) },
+                result.reply.result.data.markdown,
+                whole.reply.result,
+                snapshots,
+                facts.accountId,
+              ),
+            },
+          }
+        : whole;
+    // Counted, and cut to the job's per-page maxTokens (the whole page kept for its cursor).
+    const r: PageResult =
+      facts && compared.reply.ok
+        ? {
+            ...compared,
+            reply: {
+              ok: true,
               result: await fitAnswer(
                 budgetDeps({ cache, config }),
-                structuredClone(whole.reply.result),
+                structuredClone(compared.reply.result),
                 facts.request.maxTokens,
                 renderOwner.account(facts.accountId),
               ),

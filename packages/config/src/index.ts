@@ -49,6 +49,8 @@ export const configSchema = z
     /** How long a finished job and its results stay readable. */
     JOB_RETENTION_MS: intFrom(24 * 3600_000, 1000),
     JOBS_METRICS_PORT: intFrom(9465),
+    /** The changes format: how long an account's last render of a URL is kept to compare the next with. */
+    CHANGES_RETENTION_MS: intFrom(30 * 24 * 3600_000, 1000),
     /** Webhooks: the longest a receiver may take to answer one delivery. */
     WEBHOOK_TIMEOUT_MS: intFrom(10_000, 100),
     /** Deliveries in flight at once per jobs replica (each to a different job or session). */

@@ -66,6 +66,7 @@ export const FORMATS = [
   "json",
   "accessibility",
   "controls",
+  "changes",
 ] as const;
 export const format = z.enum(FORMATS);
 export type Format = z.infer<typeof format>;

@@ -13,5 +13,6 @@ export * from "./account.ts";
 export * from "./egress.ts";
 export * from "./places.ts";
 export * from "./profiles.ts";
+export * from "./render-changes.ts";
 export * from "./webhook-events.ts";
 export * from "./webhook-spec.ts";

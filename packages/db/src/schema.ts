@@ -412,3 +412,22 @@ export const webhookAttempts = pgTable(
   },
   (t) => [index("webhook_attempts_event").on(t.eventId)],
 );
+
+/**
+ * What the changes format compares the next render with: each account's last render of a URL (its markdown,
+ * its json when asked, its HTTP status). One row per account and URL, replaced by each render.
+ */
+export const pageSnapshots = pgTable(
+  "page_snapshots",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    url: text("url").notNull(),
+    markdown: text("markdown"),
+    json: jsonb("json"),
+    statusCode: integer("status_code"),
+    renderedAt: at("rendered_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.url] }), index("page_snapshots_time").on(t.renderedAt)],
+);

@@ -27,10 +27,14 @@ test("migrations create every table, and running them again (as a second replica
       "job_pages",
       "jobs",
       "ledger_entries",
+      "page_snapshots",
       "profiles",
       "sessions",
       "usage",
       "wallet_payments",
+      "webhook_attempts",
+      "webhook_events",
+      "webhook_secrets",
     ],
   );
 });

@@ -24,20 +24,23 @@ export function jsonDepsFrom(c: {
 }
 
 /**
- * The formats a browser renders for a request. The json format is made here, outside the browser pod,
- * from the page's markdown: model keys never reach the pods that load untrusted pages, and a slot is
- * not held while a model thinks.
+ * Formats made after the render from the page's markdown, outside the browser pod: json (model keys never
+ * reach the pods that load untrusted pages, and a slot is not held while a model thinks) and changes (a
+ * comparison with the account's previous render, in PostgreSQL).
  */
+const FROM_MARKDOWN: ReadonlySet<Format> = new Set(["json", "changes"]);
+
+/** The formats a browser renders for a request: those made from markdown swapped for markdown. */
 export function browserFormats(formats: readonly Format[]): Format[] {
-  if (!formats.includes("json")) return [...formats];
-  const out = formats.filter((f) => f !== "json");
+  if (!formats.some((f) => FROM_MARKDOWN.has(f))) return [...formats];
+  const out = formats.filter((f) => !FROM_MARKDOWN.has(f));
   if (!out.includes("markdown")) out.push("markdown");
   return out;
 }
 
-/** The request a browser gets for `req`: json swapped for markdown (see browserFormats). */
+/** The request a browser gets for `req`: json and changes swapped for markdown (see browserFormats). */
 export function browserRequest<R extends Pick<ScrapeRequest, "formats" | "json">>(req: R): R {
-  if (!req.formats.includes("json")) return req;
+  if (!req.formats.some((f) => FROM_MARKDOWN.has(f))) return req;
   const { json: _json, ...rest } = req;
   return { ...rest, formats: browserFormats(req.formats) } as R;
 }

@@ -103,6 +103,12 @@ export async function requeuePage(db: Db, pageId: number, taskId: string | null)
 }
 
 /** A queued job's first page went out: it is running, and its job.started event is queued with it. */
+/** The URL a page of a job was queued with. */
+export async function pageUrlOf(db: Db, pageId: number): Promise<string | undefined> {
+  const [row] = await db.select({ url: jobPages.url }).from(jobPages).where(eq(jobPages.id, pageId));
+  return row?.url;
+}
+
 export async function markJobRunning(db: Db, jobId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const [job] = await tx

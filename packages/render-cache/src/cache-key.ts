@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   controlsOptions,
   deviceName,
+  FORMATS,
   type Format,
   linksOptions,
   pdfOptions,
@@ -76,7 +77,7 @@ export function cacheKeysFor(
     return known;
   }
   const keys = new Map<Format, string>();
-  for (const f of formats) keys.set(f, keyOf(req, f, scope));
+  for (const f of formats) if (!NEVER_CACHED.has(f)) keys.set(f, keyOf(req, f, scope));
   if (remember) {
     if (REMEMBERED.size >= REMEMBERED_MAX) REMEMBERED.delete(REMEMBERED.keys().next().value as string);
     REMEMBERED.set(memo, keys);
@@ -172,7 +173,15 @@ const FORMAT_OPTIONS: { readonly [F in Format]: (req: ScrapeRequest) => unknown 
   }),
   // The snapshot has no options of its own.
   accessibility: () => ({}),
+  // Never keyed: see NEVER_CACHED.
+  changes: () => ({}),
 };
+
+/** A comparison with the caller's own previous render is nobody else's, and stale the moment it is made. */
+const NEVER_CACHED: ReadonlySet<Format> = new Set(["changes"]);
+
+/** The formats the cache keeps. */
+export const CACHED_FORMATS: readonly Format[] = FORMATS.filter((f) => !NEVER_CACHED.has(f));
 
 /** The option object with the contract's defaults filled in, so `{}` and the explicit defaults share a key. */
 function withDefaults(schema: z.ZodType, value: unknown): unknown {

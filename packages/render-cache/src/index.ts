@@ -1,4 +1,11 @@
-export { cacheKeyFor, cacheKeysFor, cacheUrl, canonicalJson, isCacheable } from "./cache-key.ts";
+export {
+  CACHED_FORMATS,
+  cacheKeyFor,
+  cacheKeysFor,
+  cacheUrl,
+  canonicalJson,
+  isCacheable,
+} from "./cache-key.ts";
 export { type Cursor, encodeCursor, parseCursor } from "./cursor.ts";
 export {
   applyPart,

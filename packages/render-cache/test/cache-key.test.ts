@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FORMATS, type Format, type ScrapeRequestInput, scrapeRequest } from "@browserfleet/contracts";
-import { cacheKeyFor, cacheKeysFor, canonicalJson, isCacheable } from "../src/index.ts";
+import { CACHED_FORMATS, cacheKeyFor, cacheKeysFor, canonicalJson, isCacheable } from "../src/index.ts";
 
 /** A validated request, as the route hands it over (defaults filled in). */
 const req = (input: ScrapeRequestInput) => scrapeRequest.parse(input);
@@ -15,29 +15,32 @@ const ALL = {
 
 const keys = (input: ScrapeRequestInput, scope?: string) => {
   const r = req(input);
-  return Object.fromEntries(FORMATS.map((f) => [f, cacheKeyFor(r, f, scope)])) as Record<Format, string>;
+  return Object.fromEntries(CACHED_FORMATS.map((f) => [f, cacheKeyFor(r, f, scope)])) as Record<
+    Format,
+    string
+  >;
 };
 
 /** Which formats' keys differ between two requests. */
 const changed = (a: ScrapeRequestInput, b: ScrapeRequestInput) => {
   const ka = keys(a);
   const kb = keys(b);
-  return FORMATS.filter((f) => ka[f] !== kb[f]);
+  return CACHED_FORMATS.filter((f) => ka[f] !== kb[f]);
 };
 
 describe("cache keys", () => {
   it("are sha256 hex, distinct per format, and stable", () => {
     const k = keys(ALL);
-    for (const f of FORMATS) assert.match(k[f], /^[0-9a-f]{64}$/);
-    assert.equal(new Set(Object.values(k)).size, FORMATS.length);
+    for (const f of CACHED_FORMATS) assert.match(k[f], /^[0-9a-f]{64}$/);
+    assert.equal(new Set(Object.values(k)).size, CACHED_FORMATS.length);
     assert.deepEqual(keys(ALL), k);
   });
 
   it("are the same worked out together, remembered, or again after thousands of other requests", () => {
     const r = req(ALL);
     const first = keys(ALL, "acct_1");
-    const together = cacheKeysFor(r, FORMATS, "acct_1");
-    for (const f of FORMATS) assert.equal(together?.get(f), first[f]);
+    const together = cacheKeysFor(r, CACHED_FORMATS, "acct_1");
+    for (const f of CACHED_FORMATS) assert.equal(together?.get(f), first[f]);
     assert.notEqual(
       cacheKeysFor(r, ["markdown"])?.get("markdown"),
       first.markdown,
@@ -73,6 +76,8 @@ describe("cache keys", () => {
     // Per format, requests that differ from ALL in one of its options only (keyed by Format, so a new
     // format has to say which of its options change its output).
     const variants: { readonly [F in Format]: ScrapeRequestInput[] } = {
+      // Never cached: it has no key.
+      changes: [],
       markdown: [
         { ...ALL, onlyMainContent: true },
         { ...ALL, includeTags: ["main"] },
@@ -111,12 +116,12 @@ describe("cache keys", () => {
         { ...ALL, overlays: "keep" },
       ],
     };
-    for (const f of FORMATS)
+    for (const f of CACHED_FORMATS)
       for (const v of variants[f]) assert.ok(changed(ALL, v).includes(f), `${f}: ${JSON.stringify(v)}`);
   });
 
   it("a common option changes the key of every format", () => {
-    const all = [...FORMATS];
+    const all = [...CACHED_FORMATS];
     assert.deepEqual(changed(ALL, { ...ALL, viewport: { width: 800 } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, viewport: { deviceScaleFactor: 2 } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, wait: { until: "networkidle" } }), all);
@@ -134,7 +139,7 @@ describe("cache keys", () => {
   });
 
   it("a location or a device changes every format's key, by what the browser is told", () => {
-    const all = [...FORMATS];
+    const all = [...CACHED_FORMATS];
     assert.deepEqual(changed(ALL, { ...ALL, location: { country: "DE" } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, location: { timezone: "Asia/Tokyo" } }), all);
     assert.deepEqual(changed(ALL, { ...ALL, location: { languages: ["fr-FR", "fr"] } }), all);
@@ -225,7 +230,7 @@ describe("cache keys", () => {
   it("drop the #fragment and keep the query as is", () => {
     assert.deepEqual(changed(ALL, { ...ALL, url: `${URL_A}#section-2` }), []);
     assert.deepEqual(changed(ALL, { ...ALL, url: `${URL_A}#` }), []);
-    assert.deepEqual(changed(ALL, { ...ALL, url: `${URL_A}&c=3` }), [...FORMATS]);
+    assert.deepEqual(changed(ALL, { ...ALL, url: `${URL_A}&c=3` }), [...CACHED_FORMATS]);
   });
 
   it("personal requests (cookies, auth, custom headers) and html input are never cacheable", () => {
@@ -259,7 +264,7 @@ describe("cache keys", () => {
     const shared = keys(ALL);
     const a = keys(ALL, "acct_a");
     const b = keys(ALL, "acct_b");
-    for (const f of FORMATS) {
+    for (const f of CACHED_FORMATS) {
       assert.notEqual(a[f], shared[f]);
       assert.notEqual(a[f], b[f]);
     }

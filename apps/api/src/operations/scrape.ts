@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { completeChanges } from "@browserfleet/changes";
 import {
   type Format,
   type ScrapeRequest,
@@ -161,7 +162,9 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
       description: `scrape ${req.url ?? "raw html"} as ${req.formats.join(", ")}`,
       keyOnly: req.formats.includes("json")
         ? "the json format needs an API key"
-        : profileKeyOnly(req.profile),
+        : req.formats.includes("changes")
+          ? "the changes format needs an API key: it compares with the account's previous render"
+          : profileKeyOnly(req.profile),
       holdMs: ctx.config.SCRAPE_TIMEOUT_MS + 60_000,
       // Served wholly from cache, the quote is the charge; not when files are stored (one may fail).
       final: missing.length === 0 && req.binaryAs !== "url",
@@ -189,7 +192,11 @@ async function paidScrape(ctx: ApiContext, req: ScrapeRequest, caller: Caller): 
         const fresh = await completeJson(wanted, reply.result, jsonDepsFrom(ctx.config));
         // Awaited (store never throws) so the caller's next call with maxAge finds what it just paid for.
         if (scope !== null && isCacheable(req)) await ctx.cache.store(req, fresh, scope);
-        return finish(merge(req, fresh, hit));
+        const compared =
+          payer.kind === "account"
+            ? await completeChanges(wanted, reply.result.data.markdown, fresh, ctx.snapshots, payer.accountId)
+            : fresh;
+        return finish(merge(req, compared, hit));
       },
     });
   } catch (err) {

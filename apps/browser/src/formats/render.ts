@@ -97,6 +97,14 @@ const RENDERERS: { readonly [F in Format]: Renderer } = {
     return results;
   },
   accessibility: (page) => page.ariaSnapshot({ timeout: 10_000 }),
+  changes: async () => {
+    // Like json, made after the render (from its markdown) by the api and the jobs program.
+    throw new BrowserError(
+      "not_supported",
+      422,
+      "the changes format is not available in live sessions: POST /web/v1/scrape with formats [changes] on the page's URL",
+    );
+  },
   json: async () => {
     // Scrapes, batches and crawls never send json here (the api and the jobs program make it from
     // markdown); only a live session's formats can still ask for it.
