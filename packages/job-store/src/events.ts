@@ -3,7 +3,7 @@ import type { Db } from "@browserfleet/db";
 import { usd } from "@browserfleet/pricing";
 import { enqueueEvent, type StoredWebhook } from "@browserfleet/webhooks";
 import type { JobPageRow, JobRow } from "./jobs.ts";
-import { pageResult } from "./view.ts";
+import { pageResult } from "./page-result.ts";
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 

@@ -1,15 +1,11 @@
-import {
-  type JobPageResult,
-  type JobStatusResponse,
-  type ScrapeResponse,
-  WEBHOOK_EVENTS,
-} from "@browserfleet/contracts";
+import { type JobStatusResponse, WEBHOOK_EVENTS } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { usd } from "@browserfleet/pricing";
 import { deliveriesOf, type StoredWebhook } from "@browserfleet/webhooks";
 import { and, asc, eq, gt, inArray, min } from "drizzle-orm";
 import { jobStream } from "./events.ts";
-import type { JobKind, JobPageRow, JobRow } from "./jobs.ts";
+import type { JobKind, JobRow } from "./jobs.ts";
+import { pageResult } from "./page-result.ts";
 
 /** The events a job's webhook sends when it names none. */
 const JOB_EVENTS = WEBHOOK_EVENTS.filter((e) => e.startsWith("job."));
@@ -27,19 +23,6 @@ export async function findJob(
     .from(jobs)
     .where(and(eq(jobs.id, jobId), eq(jobs.accountId, accountId), eq(jobs.kind, kind)));
   return job;
-}
-
-export function pageResult(p: JobPageRow, kind: JobKind): JobPageResult {
-  const base = { url: p.url, ...(kind === "crawl" ? { depth: p.depth } : {}) };
-  const status = p.status === "completed" ? "completed" : "failed";
-  const r = p.result as ScrapeResponse | null;
-  const error = p.error as { code: string; message: string } | null;
-  return {
-    ...base,
-    status,
-    ...(r ? { data: r.data, errors: r.errors, metadata: r.metadata } : {}),
-    ...(error ? { error } : {}),
-  };
 }
 
 /**
