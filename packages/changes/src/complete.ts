@@ -1,4 +1,5 @@
 import { cleanStoredJson, cleanStoredText, type Format, type ScrapeResponse } from "@browserfleet/contracts";
+import { answerAsAsked } from "@browserfleet/extract";
 import { compare } from "./compare.ts";
 import type { PageSnapshots } from "./snapshots.ts";
 
@@ -49,17 +50,5 @@ export async function completeChanges(
     const previous = await snapshots.swap(accountId, snapshotUrl(req.url), current);
     data.changes = compare(previous, current);
   }
-  if (!req.formats.includes("markdown")) {
-    delete data.markdown;
-    delete errors.markdown;
-  }
-  const ordered: Record<string, unknown> = {};
-  for (const f of req.formats) if (f in data) ordered[f] = data[f];
-  return {
-    ...result,
-    success: Object.keys(ordered).length > 0,
-    data: ordered,
-    errors,
-    metadata: { ...result.metadata, formats: [...req.formats] },
-  };
+  return answerAsAsked(req.formats, result, data, errors);
 }

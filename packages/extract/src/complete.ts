@@ -73,17 +73,30 @@ export async function completeJson(
     if (outcome.ok) data.json = outcome.value;
     else errors.json = { code: outcome.code, message: outcome.message };
   }
-  if (!req.formats.includes("markdown")) {
+  return answerAsAsked(req.formats, result, data, errors);
+}
+
+/**
+ * The answer to a request whose browser rendered markdown for a format made after (json, changes): `data`
+ * and `errors` as completed, the formats in the order asked, markdown left out when it was not asked for.
+ */
+export function answerAsAsked(
+  formats: readonly Format[],
+  result: ScrapeResponse,
+  data: Record<string, unknown>,
+  errors: ScrapeResponse["errors"],
+): ScrapeResponse {
+  if (!formats.includes("markdown")) {
     delete data.markdown;
     delete errors.markdown;
   }
   const ordered: Record<string, unknown> = {};
-  for (const f of req.formats) if (f in data) ordered[f] = data[f];
+  for (const f of formats) if (f in data) ordered[f] = data[f];
   return {
     ...result,
     success: Object.keys(ordered).length > 0,
     data: ordered,
     errors,
-    metadata: { ...result.metadata, formats: [...req.formats] },
+    metadata: { ...result.metadata, formats: [...formats] },
   };
 }

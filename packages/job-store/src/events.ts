@@ -13,7 +13,8 @@ export const jobStream = (jobId: string) => `job:${jobId}`;
 /** A page result larger than this (as JSON) is sent as a link to it: a receiver need not take megabytes. */
 export const PAGE_EVENT_MAX_BYTES = 256 * 1024;
 
-function jobData(job: JobRow): JobEventData {
+/** What every event of a job, and its status, say of it. */
+export function jobData(job: JobRow): JobEventData {
   return {
     jobId: job.id,
     kind: job.kind,

@@ -1,9 +1,8 @@
 import { type JobStatusResponse, WEBHOOK_EVENTS } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
-import { usd } from "@browserfleet/pricing";
 import { deliveriesOf, type StoredWebhook } from "@browserfleet/webhooks";
 import { and, asc, eq, gt, inArray, min } from "drizzle-orm";
-import { jobStream } from "./events.ts";
+import { jobData, jobStream } from "./events.ts";
 import type { JobKind, JobRow } from "./jobs.ts";
 import { pageResult } from "./page-result.ts";
 
@@ -60,17 +59,10 @@ export async function jobView(
   const webhook = job.webhook as StoredWebhook | null;
   return {
     success: true,
-    jobId: job.id,
-    kind: job.kind,
-    status: job.status,
-    total: job.total,
-    completed: job.completed,
-    failed: job.failed,
-    charged: { usd: usd(job.chargedMicros), micros: job.chargedMicros },
+    ...jobData(job),
     createdAt: job.createdAt.toISOString(),
     finishedAt: job.finishedAt?.toISOString() ?? null,
     expiresAt: job.expiresAt.toISOString(),
-    error: (job.error as { code: string; message: string } | null) ?? null,
     ...(webhook ? { webhook: await deliveriesOf(db, jobStream(job.id), webhook, JOB_EVENTS) } : {}),
     data: page.map((p) => pageResult(p, job.kind)),
     next: more ? String(last ?? 0) : null,
