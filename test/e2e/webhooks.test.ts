@@ -383,6 +383,9 @@ describe("webhooks", () => {
       mock.timers.reset();
     }
 
+    const bare = await stack.post(secretPath, undefined, auth(key));
+    assert.equal(bare.status, 200, "no body rotates with the default overlap");
+    assert.ok(Date.parse(bare.body.previous.signsUntil) > Date.now() + 23 * 3_600_000);
     const ended = await stack.post(secretPath, { overlapMinutes: 0 }, auth(key));
     assert.equal(ended.body.previous, null, "with no overlap the replaced secret stops signing at once");
     const bad = await stack.post(secretPath, { overlapMinutes: -1 }, auth(key));

@@ -240,7 +240,10 @@ function freeOperation(op: AnyOperation, setup: PaymentSetup, schemas: Record<st
     tags: free.tags,
     ...(free.auth ? { security } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(body ? { requestBody: { required: true, content: json(ref(`${name}Request`)) } } : {}),
+    // A body whose every field is optional may be left out (a POST without one reads as {}).
+    ...(body
+      ? { requestBody: { required: !body.safeParse({}).success, content: json(ref(`${name}Request`)) } }
+      : {}),
     responses: {
       "200": { description: free.ok, ...(op.response ? { content: json(ref(responseName)) } : {}) },
       ...errors(inputErrors(free.errors, parameters.length > 0 || body !== undefined, pathParams(op.path))),
