@@ -53,7 +53,11 @@ interface Lease {
   accountId: string;
   holdId: string;
   left: number;
+  /** What the lease took from the balance. */
+  taken: number;
   takenAt: number;
+  /** Charged since the last tick: a busy lease past its time is replaced, an idle one given back. */
+  used?: boolean;
   /** Calls charged from the lease whose ledger rows are not written yet. */
   unwritten: Unwritten[];
   /** The last write of this lease's rows; writes of one lease run one after another. */
@@ -81,6 +85,11 @@ type Unwritten = Omit<Charge, "accountId"> & {
  * is shared between replicas, and a replica whose lease runs short gives it back before it takes a new
  * one: on one replica exactly what the balance covers is granted. A replica that dies leaves an open
  * hold that the reaper refunds; calls whose rows were not written yet are then not charged.
+ *
+ * A lease that runs low (a quarter of what it took left) takes the next one in the background while it
+ * still serves calls, so a busy key's calls never wait for the database; the low one is then given back
+ * as a retired one. When the balance cannot cover a second lease, the low one serves until it runs out,
+ * and the next is taken as above, exactly.
  *
  * A call whose price is known only once its work is done (an act: the actions that ran) reserves its
  * quote and settles at what came out. A lease that runs short or whose time is up while some of its
@@ -136,6 +145,8 @@ export class BalanceLeases {
       if (lease && lease.left >= c.micros) {
         lease.left -= c.micros;
         lease.inFlight++;
+        lease.used = true;
+        if (lease.left < lease.taken / 4) this.#takeNext(lease, c.micros);
         return { ok: true, reservation: this.#reservation(lease, c) };
       }
       const changing = this.#changing.get(c.accountId);
@@ -242,6 +253,14 @@ export class BalanceLeases {
   /** End the account's lease, then take a new one. Returns the balance when it does not cover `micros`. */
   async #renew(accountId: string, micros: number): Promise<number | undefined> {
     await this.#end(accountId);
+    const lease = await this.#take(accountId, micros);
+    if (typeof lease === "number") return lease;
+    this.#leases.set(accountId, lease);
+    return undefined;
+  }
+
+  /** A new lease of the account's balance (at most half of it beyond `micros`), or the balance it lacks. */
+  async #take(accountId: string, micros: number): Promise<Lease | number> {
     const hold = await placeHold(this.db, {
       accountId,
       micros,
@@ -250,16 +269,37 @@ export class BalanceLeases {
       ttlMs: this.opts.leaseMs + (this.opts.maxReservationMs ?? 0) + 60_000,
     });
     if (!hold.ok) return hold.balanceMicros;
-    this.#leases.set(accountId, {
+    const taken = hold.heldMicros ?? micros;
+    return {
       accountId,
       holdId: hold.holdId,
-      left: hold.heldMicros ?? micros,
+      left: taken,
+      taken,
       takenAt: Date.now(),
       unwritten: [],
       writing: Promise.resolve(),
       inFlight: 0,
-    });
-    return undefined;
+    };
+  }
+
+  /**
+   * Take the account's next lease in the background while `low` still serves calls, then retire `low`.
+   * Calls wait for it only if `low` runs out first. A balance that cannot cover it leaves `low` in place.
+   */
+  #takeNext(low: Lease, micros: number): void {
+    const { accountId } = low;
+    if (this.#closed || this.#changing.has(accountId)) return;
+    void this.#exclusive(accountId, async () => {
+      if (this.#leases.get(accountId) !== low) return;
+      const next = await this.#take(accountId, micros);
+      if (typeof next === "number" || this.#closed) {
+        if (typeof next !== "number") this.#retire(next);
+        return;
+      }
+      if (this.#leases.get(accountId) === low) this.#leases.set(accountId, next);
+      else this.#retire(next);
+      this.#retire(low);
+    }).catch(this.onError);
   }
 
   #write(lease: Lease): Promise<void> {
@@ -290,6 +330,16 @@ export class BalanceLeases {
     if (!lease) return;
     this.#leases.delete(accountId);
     if (lease.inFlight === 0) return this.#giveBack(lease);
+    await this.#releaseRetired(lease);
+  }
+
+  /** `#end` for a lease no call takes from any more, in the background (close() waits for it). */
+  #retire(lease: Lease): void {
+    const done = lease.inFlight === 0 ? this.#giveBack(lease) : this.#releaseRetired(lease);
+    done.catch(this.onError);
+  }
+
+  async #releaseRetired(lease: Lease): Promise<void> {
     lease.retired = true;
     this.#retired.add(lease);
     const free = lease.left;
@@ -304,6 +354,8 @@ export class BalanceLeases {
 
   /** Write the lease's calls and close its hold, giving back the rest; once. */
   #giveBack(lease: Lease): Promise<void> {
+    // Kept with the retired ones until done, so close() waits for it.
+    if (!lease.givingBack) this.#retired.add(lease);
     lease.givingBack ??= (async () => {
       try {
         await this.#write(lease);
@@ -325,9 +377,12 @@ export class BalanceLeases {
     const now = Date.now();
     for (const [accountId, lease] of this.#leases) {
       if (this.#changing.has(accountId)) continue;
-      if (now - lease.takenAt >= this.opts.leaseMs)
-        void this.#exclusive(accountId, () => this.#end(accountId)).catch(this.onError);
-      else void this.#write(lease);
+      if (now - lease.takenAt >= this.opts.leaseMs) {
+        // A busy lease is replaced without its calls waiting; an idle one goes back to the balance.
+        if (lease.used) this.#takeNext(lease, 1);
+        else void this.#exclusive(accountId, () => this.#end(accountId)).catch(this.onError);
+      } else void this.#write(lease);
+      lease.used = false;
     }
     // A retired lease's settled calls are written as they come, not when its last call ends.
     for (const lease of this.#retired) if (!lease.givingBack) void this.#write(lease);

@@ -262,6 +262,39 @@ test("a lease past its time with a reservation in flight is retired, not given b
   assert.deepEqual(await ledgerSum(accountId), { amount: 97_500, held: 0 });
 });
 
+test("a busy key never waits for the database: the next lease is taken while the low one still serves", async () => {
+  const { accountId } = await createAccount(db(), { balanceMicros: 1_000_000 });
+  const leases = new BalanceLeases(db(), { leaseMicros: 10_000, leaseMs: 60_000, flushMs: 60_000 });
+  const charge = (i: number) =>
+    leases.charge({ accountId, micros: 500, route: "scrape", requestId: `r${i}` });
+  // 16 calls of a 20-call lease leave less than a quarter: the next one is taken then, in the background.
+  for (let i = 0; i < 16; i++) assert.ok((await charge(i)).ok);
+  await waitFor("the next lease", async () => (await holdOf(accountId)).length === 2, 5_000, 10);
+  // With the account's row locked, a call that needed a lease now would wait until it is unlocked.
+  let unlock = () => {};
+  const unlocked = new Promise<void>((r) => (unlock = r));
+  let locked = () => {};
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const lock = pg.database.sql.begin(async (tx) => {
+    await tx`select 1 from accounts where id = ${accountId} for update`;
+    locked();
+    await unlocked;
+  });
+  await isLocked;
+  const calls = Promise.all(Array.from({ length: 15 }, (_, i) => charge(100 + i)));
+  const served = await Promise.race([
+    calls.then((rs) => rs.every((r) => r.ok)),
+    new Promise((r) => setTimeout(() => r("the calls waited for the locked account row"), 5_000).unref()),
+  ]);
+  unlock();
+  await lock;
+  assert.equal(served, true);
+  await leases.close();
+  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 1_000_000 - 31 * 500);
+  assert.deepEqual(await ledgerSum(accountId), { amount: 1_000_000 - 31 * 500, held: 0 });
+  assert.ok((await holdOf(accountId)).every((h) => h.status === "closed"));
+});
+
 test("a lease's hold outlives its longest reservation; a reservation settled after shutdown is not charged", async () => {
   const { accountId } = await createAccount(db(), { balanceMicros: 100_000 });
   const leases = new BalanceLeases(db(), {
