@@ -207,10 +207,10 @@ export const pageMetadata = z.object({
   controlsTruncated: z.boolean().optional().describe("The controls list was cut at controls.limit"),
   screenshotTruncated: z.boolean().optional().describe("A full-page screenshot was cut at 16384 px"),
   mainContent: z
-    .enum(["extracted", "fallback_whole_page"])
+    .enum(["extracted", "fallback_candidate", "fallback_whole_page"])
     .optional()
     .describe(
-      "With onlyMainContent: extracted, or fallback_whole_page when no credible main content was found and markdown is the whole page",
+      "With onlyMainContent: extracted (the content chosen for the page's type); fallback_candidate when that held less than a fifth of the text of another candidate (the page's <main> or <article>, or the best-scoring block before the type's own narrowing), which is taken instead; fallback_whole_page when no credible main content was found and markdown is the whole page",
     ),
   markdownDegraded: z
     .boolean()

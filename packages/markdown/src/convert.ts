@@ -47,8 +47,13 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
   let page = startPage(html, opts, opts.onlyMainContent === true ? "main" : "page");
   if (!page) return { markdown: "", ...(opts.onlyMainContent ? { mainContent: "fallback_whole_page" } : {}) };
   runPasses(page);
-  // Extraction may have pruned the tree before giving up: the whole page is parsed again.
-  if (page.mainContent === "fallback_whole_page") page = wholePageInstead(html, opts, page.pageType);
+  // Extraction may have pruned the tree before giving up: the whole page is parsed again. Never empty:
+  // content that converts to nothing (every block of it dropped as chrome) gives the whole page too.
+  if (
+    page.mainContent === "fallback_whole_page" ||
+    (page.mainContent !== undefined && page.markdown.trim() === "")
+  )
+    page = wholePageInstead(html, opts, page.pageType);
   const { markdown, title, mainContent, pageType } = page;
   return {
     markdown,

@@ -31,3 +31,17 @@ describe("real pages of every type", () => {
     });
   }
 });
+
+describe("never a sliver", () => {
+  it("content under a fifth of another candidate's text falls back to that candidate (a news home page whose pick was one podcast's header)", () => {
+    const html = new TextDecoder().decode(gunzipSync(readFileSync(join(dir, "sliver-listing-2970.html.gz"))));
+    const result = htmlToMarkdown(html, { baseUrl: "https://techcrunch.com/", onlyMainContent: true });
+    assert.equal(result.mainContent, "fallback_candidate");
+    for (const headline of [
+      "A roadmap for AI, if anyone will listen",
+      "OSHA probing fatality at Rivian warehouse",
+      "Robinhood’s startup fund stumbles in NYSE debut",
+    ])
+      assert.ok(result.markdown.includes(headline), `missing ${headline}`);
+  });
+});

@@ -20,13 +20,22 @@ import { semanticContainer } from "./semantic-container.ts";
 import { STRATEGIES } from "./strategies/index.ts";
 import { finishContent, tidyContent } from "./strategies/strategy.ts";
 
-export type MainContentStatus = "extracted" | "fallback_whole_page";
+/**
+ * `extracted`: the content chosen for the page's type. `fallback_candidate`: that came out a sliver of
+ * another candidate (see SLIVER_SHARE), which is taken instead. `fallback_whole_page`: nothing credible.
+ */
+export type MainContentStatus = "extracted" | "fallback_candidate" | "fallback_whole_page";
 
 export interface MainContent {
   /** The element to convert: the main content, or the root itself on fallback. */
   root: Element;
   status: MainContentStatus;
   pageType: PageType;
+}
+
+/** What choose() also found: the other elements that could have been the content. */
+interface Chosen extends MainContent {
+  candidates: Element[];
 }
 
 /** An element holding at least this share of the page's good text is never furniture. */
@@ -44,6 +53,12 @@ export interface ExtractOptions {
 
 /** An extraction left with less text than this, from a page with several times more, found nothing. */
 const MIN_EXTRACTED_CHARS = 100;
+/**
+ * Content holding less than this share of the text of another candidate (the pick before the type's own
+ * narrowing, or the page's one <main> or <article>) is a sliver of it: a tutorial cut to its first step,
+ * a catalogue to its header. The candidate is taken instead.
+ */
+const SLIVER_SHARE = 0.2;
 
 /**
  * The main content under `root` (a document's <html> or <body>, already stripped of never-content),
@@ -53,18 +68,37 @@ export function extractMainContent(root: Element, opts: ExtractOptions = {}): Ma
   const body = root.nodeName === "HTML" ? (root.querySelector("body") ?? root) : root;
   const text = body.textContent ?? "";
   const pageChars = text.replace(/\s+/g, "").length;
-  const main = choose(root, body, opts, text);
+  const { candidates, ...main } = choose(root, body, opts, text);
+  if (main.status !== "extracted") return main;
+  const got = textChars(main.root);
+  const larger = largest(candidates.filter((c) => c !== body && c !== root && c !== main.root));
+  if (larger && got < SLIVER_SHARE * larger.chars && larger.chars >= MIN_EXTRACTED_CHARS)
+    return { root: larger.el, status: "fallback_candidate", pageType: main.pageType };
   // A container named as the content that the page's scripts were to fill, say: not the content.
-  if (
-    main.status === "extracted" &&
-    pageChars >= 4 * MIN_EXTRACTED_CHARS &&
-    textChars(main.root) < MIN_EXTRACTED_CHARS
-  )
+  if (pageChars >= 4 * MIN_EXTRACTED_CHARS && got < MIN_EXTRACTED_CHARS)
     return { root, status: "fallback_whole_page", pageType: main.pageType };
   return main;
 }
 
-function choose(root: Element, body: Element, opts: ExtractOptions, text: string): MainContent {
+function largest(els: Element[]): { el: Element; chars: number } | undefined {
+  let best: { el: Element; chars: number } | undefined;
+  for (const el of els) {
+    const chars = textChars(el);
+    if (!best || chars > best.chars) best = { el, chars };
+  }
+  return best;
+}
+
+/** The page's one <main> (or role=main), else its one <article>: where HTML5 says the content is. */
+function semanticMain(body: Element): Element[] {
+  for (const selector of ["main, [role=main]", "article"]) {
+    const found = body.querySelectorAll(selector);
+    if (found.length === 1) return [found[0] as Element];
+  }
+  return [];
+}
+
+function choose(root: Element, body: Element, opts: ExtractOptions, text: string): Chosen {
   const first = tally(body);
   const pageGood = tallyOf(first, body).good;
   const firstGrid = findItemGrid(body, first);
@@ -75,8 +109,14 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
       bodyShape(body, first, firstGrid, text),
     ).type;
   const strategy = STRATEGIES[pageType];
-  const extracted = (content: Element): MainContent => ({ root: content, status: "extracted", pageType });
-  const fallback: MainContent = { root, status: "fallback_whole_page", pageType };
+  let candidates: Element[] = [];
+  const extracted = (content: Element): Chosen => ({
+    root: content,
+    status: "extracted",
+    pageType,
+    candidates: [...candidates, ...semanticMain(body)],
+  });
+  const fallback: Chosen = { root, status: "fallback_whole_page", pageType, candidates: [] };
 
   // Too little prose for the text statistics: the item cards, else the page's one <article> or <main>.
   if (pageGood < MIN_GOOD_CHARS && strategy.itemGrid) {
@@ -100,6 +140,7 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   const grid = strategy.itemGrid ? gridContainer(body, tallies) : undefined;
   const leftGood = tallyOf(tallies, body).good;
   const picked = pickContainer(body, tallies, leftGood);
+  candidates = [picked];
   const container =
     strategy.sections === "one"
       ? picked
