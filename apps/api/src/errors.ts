@@ -46,9 +46,31 @@ function bodyUnreadable(err: unknown): err is Error {
   return typeof e?.status === "number" && e.status >= 400 && e.status < 500 && e.expose === true;
 }
 
+/** Connection-level failures of postgres.js (its own codes), and SQLSTATE classes 08 and 57P0x. */
+const DB_DOWN =
+  /^(ECONNREFUSED|ECONNRESET|CONNECTION_CLOSED|CONNECTION_ENDED|CONNECTION_DESTROYED|CONNECT_TIMEOUT|08...|57P0.)$/;
+
+/** The database could not be reached (restarting, failing over): the call may be tried again shortly. */
+function databaseDown(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (typeof e.code === "string" && DB_DOWN.test(e.code)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   let e: ApiError;
   if (err instanceof ApiError) e = err;
+  else if (databaseDown(err))
+    e = new ApiError(
+      "unavailable",
+      "the database is unreachable for a moment; nothing was charged; try again",
+      undefined,
+      {
+        "Retry-After": "5",
+      },
+    );
   else if (err?.type === "entity.parse.failed")
     e = new ApiError("invalid_json", `the body is not valid JSON: ${err.message}`, [
       { field: "", message: "malformed JSON" },

@@ -86,6 +86,8 @@ export async function queueTask<R>(
   };
   const sub = nc.subscribe(inbox, {
     callback: (err, msg) => {
+      // The worker sends its reply until it is acknowledged (deliverReply).
+      if (!err && msg.reply) msg.respond();
       if (!err && msg.headers?.get(START_NOTICE_HEADER)) {
         clearTimeout(startTimer);
         return;

@@ -2,6 +2,7 @@ import { type JsMsg, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { headers } from "@nats-io/transport-node";
 import { encodeJson } from "./codec.ts";
+import { deliverReply } from "./reply.ts";
 import { REPLY_HEADER, START_NOTICE_HEADER, TASK_STREAM, WORKER_CONSUMER } from "./subjects.ts";
 
 /** A message as the worker reads it: a task to run, or the reply that refuses it. */
@@ -36,6 +37,9 @@ export interface SlotLoops {
   busy(): number;
 }
 
+/** A reply whose task has no deadline is delivered for at most this long. */
+const REPLY_FOR_MS = 30_000;
+
 /** Each slot holds at most one pull request, so a worker never takes more work than it has free slots. */
 export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T, R>): SlotLoops {
   let stopping = false;
@@ -46,7 +50,7 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
     const replyTo = msg.headers?.get(REPLY_HEADER);
     const admitted = await opts.admit(msg.data);
     if ("refused" in admitted) {
-      if (replyTo) nc.publish(replyTo, encodeJson(admitted.refused));
+      if (replyTo) await deliverReply(nc, replyTo, encodeJson(admitted.refused), Date.now() + REPLY_FOR_MS);
       msg.term();
       return;
     }
@@ -70,7 +74,7 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
         let payload = encodeJson(reply);
         if (payload.byteLength > opts.maxPayload)
           payload = encodeJson(opts.tooLarge(task, payload.byteLength));
-        nc.publish(replyTo, payload);
+        await deliverReply(nc, replyTo, payload, deadline ?? Date.now() + REPLY_FOR_MS);
       }
       msg.ack();
     } finally {
