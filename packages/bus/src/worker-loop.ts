@@ -45,12 +45,17 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
   let stopping = false;
   let busy = 0;
   const js = jetstream(nc);
+  // Delivered in the background: the slot takes its next task meanwhile. A waiting side that does not
+  // acknowledge (an api of an earlier version) is still sent the reply at once; only the resends wait.
+  const sendReply = (to: string, payload: Uint8Array, until: number) => {
+    void deliverReply(nc, to, payload, until);
+  };
 
   async function process(msg: JsMsg): Promise<void> {
     const replyTo = msg.headers?.get(REPLY_HEADER);
     const admitted = await opts.admit(msg.data);
     if ("refused" in admitted) {
-      if (replyTo) await deliverReply(nc, replyTo, encodeJson(admitted.refused), Date.now() + REPLY_FOR_MS);
+      if (replyTo) sendReply(replyTo, encodeJson(admitted.refused), Date.now() + REPLY_FOR_MS);
       msg.term();
       return;
     }
@@ -74,7 +79,7 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
         let payload = encodeJson(reply);
         if (payload.byteLength > opts.maxPayload)
           payload = encodeJson(opts.tooLarge(task, payload.byteLength));
-        await deliverReply(nc, replyTo, payload, deadline ?? Date.now() + REPLY_FOR_MS);
+        sendReply(replyTo, payload, deadline ?? Date.now() + REPLY_FOR_MS);
       }
       msg.ack();
     } finally {
