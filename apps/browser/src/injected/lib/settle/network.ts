@@ -37,6 +37,9 @@ export function watchNetwork(book: Book): Network {
   const end = (id: number) => {
     if (id && requests.delete(id)) touch(book);
   };
+  // Responses of counted fetches: reading and parsing their body (res.json()) is pending work too, so
+  // the page's next step after it (a timer, another fetch) is waited for even on a busy renderer.
+  const counted = new WeakSet<Response>();
   const origFetch = window.fetch;
   if (origFetch) {
     window.fetch = function (this: unknown, input: RequestInfo | URL, init?: RequestInit) {
@@ -48,11 +51,30 @@ export function watchNetwork(book: Book): Network {
       const id = begin(url);
       const p = origFetch.call(this, input, init);
       p.then(
-        () => end(id),
+        (res) => {
+          if (id) counted.add(res);
+          end(id);
+        },
         () => end(id),
       );
       return p;
     };
+    const proto = window.Response?.prototype as unknown as Record<string, unknown> | undefined;
+    for (const name of ["json", "text", "arrayBuffer", "blob", "formData"]) {
+      const read = proto?.[name];
+      if (!proto || typeof read !== "function") continue;
+      proto[name] = function (this: Response) {
+        const p = (read as (this: Response) => Promise<unknown>).call(this);
+        if (!counted.has(this)) return p;
+        const id = nextRequest++;
+        requests.set(id, now());
+        p.then(
+          () => end(id),
+          () => end(id),
+        );
+        return p;
+      };
+    }
   }
   const XHR = window.XMLHttpRequest;
   if (XHR) {
