@@ -58,6 +58,8 @@ interface Lease {
   takenAt: number;
   /** Charged since the last tick: a busy lease past its time is replaced, an idle one given back. */
   used?: boolean;
+  /** The balance could not cover a next lease: not asked again while this one serves. */
+  lastOne?: boolean;
   /** Calls charged from the lease whose ledger rows are not written yet. */
   unwritten: Unwritten[];
   /** The last write of this lease's rows; writes of one lease run one after another. */
@@ -146,7 +148,7 @@ export class BalanceLeases {
         lease.left -= c.micros;
         lease.inFlight++;
         lease.used = true;
-        if (lease.left < lease.taken / 4) this.#takeNext(lease, c.micros);
+        if (lease.left < lease.taken / 4 && !lease.lastOne) this.#takeNext(lease, c.micros);
         return { ok: true, reservation: this.#reservation(lease, c) };
       }
       const changing = this.#changing.get(c.accountId);
@@ -292,10 +294,11 @@ export class BalanceLeases {
     void this.#exclusive(accountId, async () => {
       if (this.#leases.get(accountId) !== low) return;
       const next = await this.#take(accountId, micros);
-      if (typeof next === "number" || this.#closed) {
-        if (typeof next !== "number") this.#retire(next);
+      if (typeof next === "number") {
+        low.lastOne = true;
         return;
       }
+      if (this.#closed) return this.#retire(next);
       if (this.#leases.get(accountId) === low) this.#leases.set(accountId, next);
       else this.#retire(next);
       this.#retire(low);
