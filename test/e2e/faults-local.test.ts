@@ -5,10 +5,6 @@
  * went down by exactly what its answered calls were charged (X-Charged-Usd of each 200), so a call that
  * failed in the outage cost nothing and no charge was lost or made twice. The error rate and p99 latency
  * during each run are printed with the test.
- *
- * Not in `npm test` yet (`npm run test:faults`): postgres.js 3.4.9 can throw an uncaught TypeError from a
- * write it scheduled on a socket the server's shutdown had just closed (connection.js nextWrite), which
- * ends the process; the api must survive that before this runs with every change.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
