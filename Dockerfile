@@ -64,6 +64,9 @@ ENV NODE_ENV=production HOME=/tmp DATA_DIR=/tmp/data
 # looks for them (../migrations from the bundle in dist/).
 FROM base AS runtime
 COPY --from=deps /app/node_modules node_modules
+# postgres.js with its patch (patches/): every program loads it from node_modules, and the deps stage installs
+# it without patches. The patch keeps a connection PostgreSQL closed mid-write from ending the process.
+COPY --from=build /src/node_modules/postgres node_modules/postgres
 COPY --from=build /src/packages/db/migrations migrations
 USER 10001:10001
 CMD ["node", "--enable-source-maps", "dist/main.mjs"]
