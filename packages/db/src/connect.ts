@@ -14,6 +14,7 @@ export interface Database {
 export function connectDb(url: string, opts: { max?: number; name?: string } = {}): Database {
   const sql = postgres(url, {
     max: opts.max ?? 10,
+    backoff: reconnectDelaySeconds,
     onnotice: () => {},
     connection: { application_name: opts.name ?? "browserfleet" },
   });
@@ -22,4 +23,15 @@ export function connectDb(url: string, opts: { max?: number; name?: string } = {
     sql,
     close: () => sql.end({ timeout: 5 }),
   };
+}
+
+/**
+ * Seconds a pooled connection waits before it reconnects after `retries` failed attempts in a row (shared by
+ * the pool). postgres.js's own grows as 3^n/100 up to 20 s, so a two-second restart under load left
+ * connections waiting 10-20 s after the server was back, and every call waiting for one with them. Doubling
+ * from 50 ms up to 1 s, with jitter, finds the server within a second of its return; a pool tries at most
+ * `max` connects a second while it is down.
+ */
+export function reconnectDelaySeconds(retries: number): number {
+  return (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** retries, 1);
 }

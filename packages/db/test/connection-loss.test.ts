@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import postgres from "postgres";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
+import { reconnectDelaySeconds } from "../src/connect.ts";
 
 let pg: TestPostgres;
 before(async () => {
@@ -46,4 +47,14 @@ test("queries on a connection the server dropped are rejected with CONNECTION_CL
     process.off("uncaughtException", onUncaught);
     await sql.end({ timeout: 1 });
   }
+});
+
+test("after any run of failed connects, a pooled connection retries within a second (postgres.js's own waits up to 20 s)", () => {
+  for (const retries of [0, 1, 3, 6, 10, 40]) {
+    for (let i = 0; i < 50; i++) {
+      const s = reconnectDelaySeconds(retries);
+      assert.ok(s > 0 && s <= 1, `retries ${retries}: ${s}`);
+    }
+  }
+  assert.ok(reconnectDelaySeconds(0) <= 0.05, "the first retry is at once");
 });
