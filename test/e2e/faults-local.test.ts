@@ -1,6 +1,7 @@
 /**
  * Faults under paid load on the local stack (issue 41 item 5): keyed callers scrape (rendered and cached)
- * without pause while PostgreSQL is stopped and started, and while NATS is. After each, with the api
+ * without pause while PostgreSQL is stopped and started, while NATS is, and while the api is killed with
+ * kill -9 and started again on the same data folder. After each, with the api
  * closed (its balance leases written and given back): no hold is left open past its TTL, each account's balance
  * went down by exactly what its answered calls were charged (X-Charged-Usd of each 200), so a call that
  * failed in the outage cost nothing and no charge was lost or made twice. The error rate and p99 latency
@@ -11,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { type RunningApi, startApi } from "@browserfleet/api";
+import { startApi } from "@browserfleet/api";
 import { createAccount, getAccount, issueKey, reapExpiredHolds } from "@browserfleet/billing";
 import { type BrowserWorker, startBrowserWorker } from "@browserfleet/browser";
 import { freePort, type LocalNats, startLocalNats } from "@browserfleet/bus";
@@ -24,6 +25,7 @@ import {
   startLocalPostgres,
 } from "@browserfleet/db";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
+import { killHard, spawnProgram } from "../helpers/programs.ts";
 
 const ALLOW = "127.0.0.1/32";
 const BALANCE = 10_000_000;
@@ -72,11 +74,14 @@ after(async () => {
 
 interface Outcome {
   accountId: string;
+  requestId: string;
   status: number;
   chargedMicros: number;
+  started: number;
   ms: number;
 }
 
+let calls = 0;
 const startApiHere = () => startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
 
 async function newAccounts(n: number) {
@@ -94,7 +99,7 @@ async function newAccounts(n: number) {
  * URL each time) and cached ones (maxAge), each account in turn.
  */
 async function underLoad(
-  api: RunningApi,
+  api: { url: string },
   accounts: { key: string; accountId: string }[],
   fault: () => Promise<void>,
   tailMs = 1_500,
@@ -111,10 +116,15 @@ async function underLoad(
         ? { url: `${site.url}/article`, formats: ["markdown"], maxAge: 600_000 }
         : { url: `${site.url}/article?n=${i}`, formats: ["markdown", "links"] };
       const started = performance.now();
+      const requestId = `load-${process.pid}-${calls++}`;
       try {
         const res = await fetch(`${api.url}/web/v1/scrape`, {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${key}`,
+            "x-request-id": requestId,
+          },
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(60_000),
         });
@@ -122,13 +132,24 @@ async function underLoad(
         const charged = res.headers.get("x-charged-usd");
         outcomes.push({
           accountId,
+          requestId,
           status: res.status,
           chargedMicros:
             res.status === 200 && charged ? Math.round(Number(charged.replace("$", "")) * 1e6) : 0,
+          started,
           ms: performance.now() - started,
         });
       } catch {
-        outcomes.push({ accountId, status: 0, chargedMicros: 0, ms: performance.now() - started });
+        outcomes.push({
+          accountId,
+          requestId,
+          status: 0,
+          chargedMicros: 0,
+          started,
+          ms: performance.now() - started,
+        });
+        // As a client would: not at once again against a server that is not there.
+        await new Promise((r) => setTimeout(r, 100));
       }
     }
   };
@@ -142,11 +163,17 @@ async function underLoad(
   return outcomes;
 }
 
-async function assertReconciled(accounts: { accountId: string }[], outcomes: Outcome[], what: string) {
-  // A hold whose call failed in the outage stays open until its TTL, when the reaper refunds it: reaped
-  // here as of a second after the last one expires.
+/**
+ * A hold whose call failed in the outage stays open until its TTL, when the reaper refunds it: reaped
+ * here as of a second after the last one expires.
+ */
+async function reapOpenHolds() {
   const [last] = await db.sql`select max(expires_at) as at from holds where status = 'open'`;
   if (last?.at) await reapExpiredHolds(db.db, new Date(new Date(last.at).getTime() + 1_000));
+}
+
+async function assertReconciled(accounts: { accountId: string }[], outcomes: Outcome[], what: string) {
+  await reapOpenHolds();
   const open = await db.sql`select count(*)::int as n from holds where status = 'open'`;
   assert.equal(open[0]?.n, 0, "no hold is left open past its TTL");
   for (const { accountId } of accounts) {
@@ -205,4 +232,60 @@ test("NATS stopped and started under paid load: every answered call charged once
   await api.close(10_000);
   report(t, "NATS restart", outcomes);
   await assertReconciled(accounts, outcomes, "NATS restart");
+});
+
+/** What the ledger charged each call, by its request id (a hold's capture, a lease's capture or adjustment, less refunds). */
+async function chargedByRequest(accountIds: string[]): Promise<Map<string, number>> {
+  const rows = await db.sql<{ request_id: string; charged: string }[]>`
+    select request_id, (-sum(amount_micros + held_micros))::bigint::text as charged
+    from ledger_entries where account_id = any(${accountIds}) and request_id is not null
+    group by request_id`;
+  return new Map(rows.map((r) => [r.request_id, Number(r.charged)]));
+}
+
+test("the api killed with kill -9 under paid load and started again: every answered call charged what it said, once; no call refused or failed charged", async (t) => {
+  const accounts = await newAccounts(3);
+  const apiEnv = {
+    NATS_URL: nats.url,
+    DATABASE_URL: pg.url,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    FLEET_ALLOW_PRIVATE: ALLOW,
+    DATA_DIR: join(dir, "api-data"),
+  };
+  const listening = /api listening on (\S+)\n/;
+  const start = async () => {
+    const child = await spawnProgram("apps/api/src/main.ts", apiEnv, listening);
+    return { child, url: listening.exec(child.output())?.[1] ?? "" };
+  };
+  let api = await start();
+  const target = { url: api.url };
+  let killedAt = 0;
+  const outcomes = await underLoad(target, accounts, async () => {
+    // Calls charged from balance leases (cached) and calls holding their price (rendered) are in flight.
+    killedAt = performance.now();
+    await killHard(api.child);
+    api = await start();
+    target.url = api.url;
+  });
+  api.child.kill("SIGTERM");
+  await new Promise((r) => api.child.once("exit", r));
+  report(t, "api kill -9", outcomes);
+  // Holds of calls cut by the kill are refunded at their TTL; then each call's charge is read by its id.
+  await reapOpenHolds();
+  const byRequest = await chargedByRequest(accounts.map((a) => a.accountId));
+  let cutCharged = 0;
+  for (const o of outcomes) {
+    const charged = byRequest.get(o.requestId) ?? 0;
+    if (o.status === 200)
+      assert.equal(charged, o.chargedMicros, `${o.requestId}: charged what its answer said`);
+    else if (o.status === 0 && o.started < killedAt) {
+      // Cut by the kill: charged only if its work was done and charged in the instant before its answer
+      // was written; reconciled below as charged.
+      if (charged > 0) cutCharged++;
+      o.chargedMicros = charged;
+    } else assert.equal(charged, 0, `${o.requestId} (${o.status}): not charged`);
+  }
+  await assertReconciled(accounts, outcomes, "api kill -9");
+  t.diagnostic(`api kill -9: ${cutCharged} calls cut by the kill had been charged just before`);
 });

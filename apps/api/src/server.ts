@@ -1,8 +1,11 @@
 import type { Server, ServerResponse } from "node:http";
+import { join } from "node:path";
 import {
   BalanceLeases,
+  LeaseJournal,
   reapExpiredHolds,
   releaseStaleWalletClaims,
+  replayLeaseJournals,
   UsageRecorder,
 } from "@browserfleet/billing";
 import { connectBus, ensureTaskQueue, openWorkersBucket, taskBacklog } from "@browserfleet/bus";
@@ -79,6 +82,18 @@ async function walletPayments(config: Config): Promise<X402Payments | undefined>
   });
 }
 
+/** The api's lease journal, or none (said once) where its folder cannot be written. */
+function openLeaseJournal(dir: string): LeaseJournal | undefined {
+  try {
+    return new LeaseJournal(dir);
+  } catch (err) {
+    console.error(
+      `lease journal off (${(err as Error).message}): calls charged from a balance lease in the last 250 ms before a crash go uncharged`,
+    );
+    return undefined;
+  }
+}
+
 export async function startApi(
   config: Config & { NATS_URL: string; DATABASE_URL: string },
 ): Promise<RunningApi> {
@@ -102,6 +117,14 @@ export async function startApi(
     maxBatch: 200,
     onError: (err) => console.error(`usage rows not written: ${(err as Error).message}`),
   });
+  const journalDir = join(config.DATA_DIR, "lease-journal");
+  const journal = openLeaseJournal(journalDir);
+  // Calls a replica killed before it wrote them (kill -9, OOM) are charged now, and its leases closed.
+  const replay = () =>
+    replayLeaseJournals(database.db, journalDir).catch((err) =>
+      console.error(`lease journal not replayed yet: ${(err as Error).message}`),
+    );
+  await replay();
   const leases = new BalanceLeases(
     database.db,
     {
@@ -110,6 +133,7 @@ export async function startApi(
       flushMs: 250,
       // Acts are reserved from leases: the longest one the api waits for.
       maxReservationMs: actWaitMs(config.ACT_TIMEOUT_MS),
+      ...(journal ? { journal } : {}),
     },
     (err) => console.error(`balance lease: ${(err as Error).message}`),
   );
@@ -136,6 +160,7 @@ export async function startApi(
   // Money held by calls whose process died goes back to its account.
   const reaper = setInterval(() => {
     reapExpiredHolds(database.db).catch(() => {});
+    void replay();
     releaseStaleWalletClaims(database.db, config.X402_MAX_TIMEOUT_SECONDS * 2000).catch(() => {});
     expireOverdueSessions(database.db, 60_000)
       .then(() => chargeEndedTails(database.db))
@@ -180,6 +205,7 @@ export async function startApi(
       await nc.drain().catch(() => {});
       await usage.close();
       await leases.close().catch((err) => console.error(`leases not returned: ${(err as Error).message}`));
+      journal?.close();
       await artifacts.close().catch(() => {});
       await database.close();
     },

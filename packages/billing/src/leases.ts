@@ -1,4 +1,5 @@
 import type { Db } from "@browserfleet/db";
+import type { LeaseJournal, Token } from "./lease-journal.ts";
 import { captureMany, placeHold, refundCharge, releaseFromHold, settleHold, type Tx } from "./ledger.ts";
 
 /** A price known to be final before the work (a call served wholly from cache). */
@@ -47,6 +48,11 @@ export interface LeaseOptions {
    * that long past the lease's time, so a call still running on a retired lease is charged when it ends.
    */
   maxReservationMs?: number;
+  /**
+   * Where each charge is kept until its row is written, so that a replica killed before it writes them
+   * loses none (replayed by the next one to start on the same folder). Without it, such calls go uncharged.
+   */
+  journal?: LeaseJournal;
 }
 
 interface Lease {
@@ -74,6 +80,9 @@ interface Lease {
 
 type Unwritten = Omit<Charge, "accountId"> & {
   alongside?: LeaseWrite;
+  /** Its id in the ledger and the journal, and its place in the journal. */
+  chargeId?: string;
+  token?: Token;
   /** Written to the ledger, or dropped (its hold was closed first: not charged). */
   outcome?: "written" | "dropped";
 };
@@ -182,6 +191,11 @@ export class BalanceLeases {
       let row: Unwritten | undefined;
       if (take > 0 || alongside) {
         row = { micros: take, route: c.route, requestId: c.requestId, ...(alongside ? { alongside } : {}) };
+        const journal = this.opts.journal;
+        if (journal && take > 0) {
+          row.chargeId = journal.nextChargeId();
+          row.token = journal.charged(lease.holdId, lease.accountId, { ...row, chargeId: row.chargeId });
+        }
         lease.unwritten.push(row);
       }
       if (lease.retired && lease.inFlight === 0) void this.#giveBack(lease).catch(this.onError);
@@ -204,6 +218,7 @@ export class BalanceLeases {
       if (i >= 0 && !lease.givingBack) {
         lease.unwritten.splice(i, 1);
         lease.left += row.micros;
+        this.#takenBack(row);
         return;
       }
       if (lease.givingBack) {
@@ -271,6 +286,7 @@ export class BalanceLeases {
       ttlMs: this.opts.leaseMs + (this.opts.maxReservationMs ?? 0) + 60_000,
     });
     if (!hold.ok) return hold.balanceMicros;
+    this.opts.journal?.leaseTaken(hold.holdId, accountId);
     const taken = hold.heldMicros ?? micros;
     return {
       accountId,
@@ -311,7 +327,11 @@ export class BalanceLeases {
       if (rows.length === 0) return;
       try {
         const captured = await captureMany(this.db, lease.holdId, rows, writesOf(rows));
-        for (const r of rows) r.outcome = captured ? "written" : "dropped";
+        for (const r of rows) {
+          r.outcome = captured ? "written" : "dropped";
+          if (!captured) this.#takenBack(r);
+          else if (r.token) this.opts.journal?.written(r.token);
+        }
         if (!captured)
           this.onError(
             new Error(`lease ${lease.holdId} was closed before ${rows.length} calls were written`),
@@ -369,11 +389,18 @@ export class BalanceLeases {
             new Error(`lease ${lease.holdId}: ${lease.unwritten.length} calls not written, not charged`),
           );
         await settleHold(this.db, lease.holdId, 0, "balance lease returned");
+        this.opts.journal?.leaseGivenBack(lease.holdId, lease.accountId);
       } finally {
         this.#retired.delete(lease);
       }
     })();
     return lease.givingBack;
+  }
+
+  /** A charge that will never be written: the journal forgets it. */
+  #takenBack(row: Unwritten): void {
+    if (row.token && row.chargeId) this.opts.journal?.takenBack(row.token, row.chargeId);
+    row.token = undefined;
   }
 
   #tick(): void {

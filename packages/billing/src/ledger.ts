@@ -127,31 +127,101 @@ const holdOnce = preparedSql<{ after: string | null; before: string | null }, Ho
 export async function captureMany(
   db: Db,
   holdId: string,
-  calls: readonly { micros: number; route: string; requestId?: string }[],
+  calls: readonly LeaseCharge[],
   writes: readonly ((tx: Tx) => Promise<unknown>)[] = [],
 ): Promise<boolean> {
   const charged = calls.filter((c) => c.micros > 0);
   if (charged.length === 0 && writes.length === 0) return true;
-  const total = charged.reduce((sum, c) => sum + c.micros, 0);
+  try {
+    return await db.transaction(async (tx) => {
+      const hold = await lockOpenHold(tx, holdId);
+      if (!hold) return false;
+      if (charged.length > 0) {
+        const total = await insertCharges(tx, hold.accountId, holdId, charged, "capture");
+        if (hold.amountMicros - hold.capturedMicros - hold.refundedMicros < total) throw new TooSmall();
+        await tx
+          .update(holds)
+          .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
+          .where(eq(holds.id, holdId));
+      }
+      for (const write of writes) await write(tx);
+      return true;
+    });
+  } catch (err) {
+    if (err instanceof TooSmall) return false;
+    throw err;
+  }
+}
+
+/** Rolls back a capture whose hold cannot cover it. */
+class TooSmall extends Error {}
+
+/** A call charged from a balance lease: `chargeId` makes writing it twice a no-op. */
+export interface LeaseCharge {
+  micros: number;
+  route: string;
+  requestId?: string;
+  chargeId?: string;
+}
+
+/**
+ * One ledger row per call, as a column per array (drizzle's multi-row insert builds seven parameters per row
+ * on the api's event loop, a share of every cached scrape's CPU at a few hundred calls a second). A call whose
+ * `chargeId` is already in the ledger is skipped. Returns the sum of the rows written: a `capture` from the
+ * hold, or an `adjustment` of the balance itself.
+ */
+async function insertCharges(
+  tx: Tx,
+  accountId: string,
+  holdId: string,
+  charged: readonly LeaseCharge[],
+  kind: "capture" | "adjustment",
+): Promise<number> {
+  const rows = await tx.execute<{ micros: string }>(sql`
+    insert into ${ledgerEntries} (account_id, kind, amount_micros, held_micros, hold_id, route, request_id, charge_id, note)
+    select ${accountId}, ${kind}, ${kind === "capture" ? sql`0` : sql`-held`}, ${kind === "capture" ? sql`-held` : sql`0`},
+      ${holdId}, route, request_id, charge_id,
+      ${kind === "adjustment" ? "charged from a balance lease whose hold had closed: written from the stopped replica's journal" : null}
+    from unnest(${sql.param(charged.map((c) => c.micros))}::bigint[],
+      ${sql.param(charged.map((c) => c.route))}::text[],
+      ${sql.param(charged.map((c) => c.requestId ?? null))}::text[],
+      ${sql.param(charged.map((c) => c.chargeId ?? null))}::text[]) as calls(held, route, request_id, charge_id)
+    on conflict (charge_id) where charge_id is not null do nothing
+    returning abs(amount_micros + held_micros)::text as micros`);
+  return rows.reduce((sum, r) => sum + Number(r.micros), 0);
+}
+
+/**
+ * A stopped replica's balance lease, from its journal: charge the calls it answered that the ledger does not
+ * have yet (from the hold while it is open, else from the balance), then close the hold, giving back what no
+ * answered call used. Returns what was charged now.
+ */
+export async function replayLease(
+  db: Db,
+  lease: { holdId: string; accountId: string; charges: readonly LeaseCharge[] },
+): Promise<number> {
+  const charged = lease.charges.filter((c) => c.micros > 0 && c.chargeId);
   return db.transaction(async (tx) => {
-    const hold = await lockOpenHold(tx, holdId);
-    if (!hold || hold.amountMicros - hold.capturedMicros - hold.refundedMicros < total) return false;
-    if (charged.length > 0) {
+    const [hold] = await tx.select().from(holds).where(eq(holds.id, lease.holdId)).for("update");
+    const open = hold?.status === "open" ? hold : undefined;
+    let total = 0;
+    if (open && charged.length > 0) {
+      total = await insertCharges(tx, open.accountId, open.id, charged, "capture");
       await tx
         .update(holds)
         .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
-        .where(eq(holds.id, holdId));
-      // One row per call, as a column per array: drizzle's multi-row insert builds seven parameters per
-      // row on the api's event loop, a share of every cached scrape's CPU at a few hundred calls a second.
-      await tx.execute(sql`
-        insert into ${ledgerEntries} (account_id, kind, amount_micros, held_micros, hold_id, route, request_id)
-        select ${hold.accountId}, 'capture', 0, -held, ${holdId}, route, request_id
-        from unnest(${sql.param(charged.map((c) => c.micros))}::bigint[],
-          ${sql.param(charged.map((c) => c.route))}::text[],
-          ${sql.param(charged.map((c) => c.requestId ?? null))}::text[]) as calls(held, route, request_id)`);
+        .where(eq(holds.id, open.id));
+      open.capturedMicros += total;
+    } else if (charged.length > 0) {
+      total = await insertCharges(tx, lease.accountId, lease.holdId, charged, "adjustment");
+      if (total > 0)
+        await tx
+          .update(accounts)
+          .set({ balanceMicros: sql`${accounts.balanceMicros} - ${total}` })
+          .where(eq(accounts.id, lease.accountId));
     }
-    for (const write of writes) await write(tx);
-    return true;
+    if (open) await closeIn(tx, open, "balance lease of a replica that stopped");
+    return total;
   });
 }
 

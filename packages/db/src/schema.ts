@@ -102,9 +102,17 @@ export const ledgerEntries = pgTable(
     network: text("network"),
     reference: text("reference"),
     note: text("note"),
+    /**
+     * A call charged from a balance lease: its id, so that writing it again (a retried batch, or a
+     * stopped replica's journal replayed) never charges it twice.
+     */
+    chargeId: text("charge_id"),
     createdAt: at("created_at").notNull().defaultNow(),
   },
-  (t) => [index("ledger_account_time").on(t.accountId, t.id)],
+  (t) => [
+    index("ledger_account_time").on(t.accountId, t.id),
+    uniqueIndex("ledger_charge_id").on(t.chargeId).where(sql`charge_id is not null`),
+  ],
 );
 
 /**
