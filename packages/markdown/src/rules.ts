@@ -44,7 +44,9 @@ export function addContentRules(service: TurndownService): void {
   service.addRule("link", {
     filter: (node) => node.nodeName === "A" && !!node.getAttribute("href"),
     replacement: (content, node) => {
-      // Card-style links wrap headings and paragraphs; keep them on one line.
+      // Card-style links wrap headings and paragraphs: one line each, and a paragraph of its own (as the
+      // browser shows such a block), so that cards side by side do not run together on one line.
+      const block = content.includes("\n");
       const text = content
         .split("\n")
         .map((line) => line.trim().replace(/^#{1,6}\s+/, ""))
@@ -57,7 +59,8 @@ export function addContentRules(service: TurndownService): void {
       // A label in brackets ("[1]", "[source]", "[edit]") reads the same with its brackets outside the
       // link, where readers that find links by the first "]" do not take the label's own for the end.
       const bracketed = BRACKETED_LABEL.exec(text);
-      return bracketed ? `\\[${link(bracketed[1] as string)}\\]` : link(text);
+      const out = bracketed ? `\\[${link(bracketed[1] as string)}\\]` : link(text);
+      return block ? `\n\n${out}\n\n` : out;
     },
   });
 

@@ -100,6 +100,14 @@ describe("links and images", () => {
     );
   });
 
+  it("gives each card-style link a paragraph of its own, so cards side by side do not run together", () => {
+    assert.equal(
+      md(`<div class="grid"><a href="/a"><h3>Alpha</h3><p>The first card</p></a><a href="/b"><h3>Beta</h3>
+        <p>The second card</p></a></div><p>Read <a href="/c">more <b>here</b></a> today.</p>`),
+      "[Alpha The first card](https://example.com/a)\n\n[Beta The second card](https://example.com/b)\n\nRead [more **here**](https://example.com/c) today.\n",
+    );
+  });
+
   it("writes a bracketed link label's brackets outside the link, so the first ']' ends the label", () => {
     assert.equal(
       md(

@@ -60,6 +60,33 @@ describe("onlyMainContent on a news article", () => {
 });
 
 describe("onlyMainContent on other page shapes", () => {
+  it("keeps a board index's columns (topics and posts counts), whatever their cells' classes say", () => {
+    const row = (
+      name: string,
+      i: number,
+    ) => `<li class="row"><dl class="row-item"><dt><div class="list-inner">
+      <a href="/viewforum.php?f=${i}" class="forumtitle">${name}</a><br>Talk about ${name.toLowerCase()} and everything near it.</div></dt>
+      <dd class="topics">${12 + i * 7} <dfn>Topics</dfn></dd><dd class="posts">${140 + i * 31} <dfn>Posts</dfn></dd>
+      <dd class="lastpost"><span><dfn>Last post </dfn>by <a href="/memberlist.php?u=${i}">user${i}</a><br>Sun Nov 22, 2026</span></dd></dl></li>`;
+    const section = (
+      title: string,
+      names: string[],
+    ) => `<div class="forabg"><ul class="topiclist"><li class="header">
+      <dl class="row-item"><dt><a href="/viewforum.php">${title}</a></dt><dd class="topics">Topics</dd><dd class="posts">Posts</dd>
+      <dd class="lastpost"><span>Last post</span></dd></dl></li></ul><ul class="topiclist forums">${names.map(row).join("")}</ul></div>`;
+    const { markdown } =
+      main(`<html><body><div class="headerbar"><a href="/">Example Boards</a><p>A place for gardeners</p></div>
+      <div class="navbar"><ul><li><a href="/faq.php">FAQ</a></li><li><a href="/ucp.php?mode=login">Login</a></li></ul></div>
+      <div id="page-body"><p>It is currently Sun Nov 29, 2026 7:01 am</p>
+      ${section("Growing", ["Vegetables", "Fruit trees", "Herbs", "Flowers"])}${section("Community", ["Introductions", "Show your garden", "Swaps and seeds"])}
+      <h3>Statistics</h3><p>Total posts 2841 • Total topics 377 • Total members 212</p></div>
+      <div class="footer"><a href="/privacy">Privacy</a> Powered by phpBB</div></body></html>`);
+    for (let i = 0; i < 4; i++) {
+      assert.ok(markdown.includes(`${12 + i * 7} Topics`), `forum ${i}'s topics count: ${markdown}`);
+      assert.ok(markdown.includes(`${140 + i * 31} Posts`), `forum ${i}'s posts count`);
+    }
+  });
+
   it("finds documentation next to a long navigation sidebar", () => {
     const nav = Array.from(
       { length: 40 },

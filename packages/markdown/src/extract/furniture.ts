@@ -28,7 +28,42 @@ function isTitleOnly(el: Element): boolean {
 /** Longer than this, a heading is no card's title. */
 const TITLE_CHARS = 200;
 
+/** Parts of a table or a definition list: cells, where a name says which column. */
+const CELL_TAGS = new Set(["TD", "TH", "DD", "DT"]);
+
+/** This many cells of one tag and class in a page make a column (a forum index's "topics" counts). */
+const COLUMN_CELLS = 3;
+
+const columnCounts = new WeakMap<Document, Map<string, number>>();
+
+/**
+ * A cell whose tag and class repeat down the page is a column of a table or of a list of rows (a board
+ * index's `<dd class="topics">12 Topics</dd>` on every forum's row): data, whatever the class says. A
+ * layout table's one `<td class="sidebar">` is not.
+ */
+function isColumnCell(el: Element): boolean {
+  if (!CELL_TAGS.has(el.nodeName)) return false;
+  const cls = el.getAttribute("class");
+  const doc = el.ownerDocument;
+  if (!cls || !doc) return false;
+  let counts = columnCounts.get(doc);
+  if (!counts) {
+    counts = new Map();
+    columnCounts.set(doc, counts);
+  }
+  const key = `${el.nodeName} ${cls}`;
+  let n = counts.get(key);
+  if (n === undefined) {
+    n = 0;
+    for (const other of doc.getElementsByTagName(el.nodeName.toLowerCase()))
+      if (other.getAttribute("class") === cls) n++;
+    counts.set(key, n);
+  }
+  return n >= COLUMN_CELLS;
+}
+
 function isFurniture(el: Element, tallies: Tallies, commentsAreContent = false): boolean {
+  if (isColumnCell(el)) return false;
   if (commentsAreContent && el.nodeName === "FORM" && tallyOf(tallies, el).good >= FORM_PROSE_CHARS)
     return false;
   // An accordion's toggle that holds a heading ("Item details"), or is a heading's text, titles the
