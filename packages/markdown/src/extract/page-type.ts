@@ -183,7 +183,40 @@ const TITLE_SIGNS: Array<[string, RegExp]> = [
 ];
 
 const WORD_BREAK = /[^\p{L}\p{N}]+/u;
-const isWord = (w: string) => w.length >= 2 && !/^\d+$/.test(w);
+/**
+ * The words of an address or a title the classifier may weigh: words that say what form a page has (a
+ * post, a guide, a thread, a product, a category, a list, a service), in English, chosen beforehand, not
+ * read off the training pages. A word about a page's subject (nutrition, coffee, plumbing) says nothing of
+ * its form, and learned from a corpus with a few subjects it only remembers which sites wrote about what.
+ */
+const FORM_WORDS = new Set(
+  [
+    // Articles: posts, news, how-tos and lists of advice.
+    "blog blogs news article articles post posts story stories opinion editorial column magazine press",
+    "how what why when who which guide guides tips ideas best top vs versus review reviews explained",
+    "complete ultimate beginner beginners introduction overview checklist myths benefits ways things",
+    "reasons essay insights trends latest history",
+    // Documentation.
+    "docs doc documentation manual reference api apis sdk tutorial tutorials getting started quickstart",
+    "install installation setup configuration config cli learn lesson lessons example examples changelog",
+    "release releases faq wiki handbook kb knowledge help support spec specification",
+    // Forums.
+    "forum forums thread threads topic topics viewtopic showthread discussion discussions community board",
+    "boards question questions answers reply replies members",
+    // Products and collections.
+    "product products item items buy shop store cart price prices sale deals collection collections",
+    "category categories catalog catalogue brand brands department browse range",
+    // Listings.
+    "list lists jobs job events event courses course directory listings results search rankings archive",
+    "archives calendar tag tags index page",
+    // Services.
+    "services service solutions consulting agency company about contact pricing booking appointment",
+    "quote hire near plans",
+  ]
+    .join(" ")
+    .split(" "),
+);
+const isWord = (w: string) => FORM_WORDS.has(w);
 
 /**
  * What the classifier weighs: the signs above as indicators, and the page's shape as numbers scaled to
