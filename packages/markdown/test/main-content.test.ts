@@ -60,6 +60,30 @@ describe("onlyMainContent on a news article", () => {
 });
 
 describe("onlyMainContent on other page shapes", () => {
+  it("keeps a short run of event cards with the page's heading and intro in a banner, without the site's chrome", () => {
+    const ev = (
+      d: string,
+      t: string,
+      v: string,
+    ) => `<div class="event-item"><div class="event-date">${d}</div>
+      <div class="event-info"><h4><a href="/events/${t.toLowerCase().replace(/[^a-z]+/g, "-")}">${t}</a></h4>
+      <p class="venue">${v}</p><p class="time">7:30 pm</p></div></div>`;
+    const { markdown } = main(`<html><body><header class="site-header"><a href="/">The Corn Exchange</a><nav>
+      <a href="/whats-on">What's on</a><a href="/visit">Visit</a><a href="/hire">Hire</a><a href="/support">Support us</a></nav></header>
+      <div class="page-banner"><h1>What's on</h1><p>Concerts, comedy, theatre and family shows at the Corn Exchange.</p></div>
+      <div class="filters"><form><select><option>All events</option><option>Music</option></select><button>Filter</button></form></div>
+      <div class="events-list">${ev("04 Dec", "The Winter Folk Festival", "Main Hall")}${ev("06 Dec", "Stand-up Saturday", "Studio")}
+      ${ev("11 Dec", "A Christmas Carol", "Main Hall")}${ev("13 Dec", "City Brass Band", "Main Hall")}
+      ${ev("18 Dec", "Family Panto: Aladdin", "Main Hall")}${ev("31 Dec", "New Year's Eve Ceilidh", "Ballroom")}</div>
+      <div class="newsletter"><h3>Never miss a show</h3><p>Sign up to our newsletter.</p><form><input type="email"><button>Sign up</button></form></div>
+      <footer><p>The Corn Exchange, Market Square</p><a href="/privacy">Privacy</a></footer></body></html>`);
+    assert.match(markdown, /^# What's on\n\nConcerts, comedy, theatre and family shows/);
+    for (const t of ["The Winter Folk Festival", "Stand-up Saturday", "New Year's Eve Ceilidh"])
+      assert.ok(markdown.includes(t), t);
+    for (const chrome of ["Support us", "Never miss a show", "Market Square", "Filter"])
+      assert.ok(!markdown.includes(chrome), `${chrome} is the site's, not the page's: ${markdown}`);
+  });
+
   it("keeps a board index's columns (topics and posts counts), whatever their cells' classes say", () => {
     const row = (
       name: string,

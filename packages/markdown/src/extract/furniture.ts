@@ -131,3 +131,21 @@ export function removeFurniture(
   });
   for (const el of doomed) el.remove();
 }
+
+/**
+ * The outermost furniture elements under `root` that hold none of `keep` and sit in none of them: the
+ * site's header, menus, footer, forms and sign-up boxes around a page's own parts.
+ */
+export function furnitureAround(root: Element, tallies: Tallies, keep: readonly Element[]): Element[] {
+  const found: Element[] = [];
+  walkElements(root, (el) => {
+    if (keep.some((k) => k === el || k.contains(el))) return false;
+    if (keep.some((k) => el.contains(k))) return true;
+    if (isFurniture(el, tallies) || looksLikeComments(el)) {
+      found.push(el);
+      return false;
+    }
+    return true;
+  });
+  return found;
+}

@@ -6,15 +6,15 @@
  * named for what it does. Pure DOM work on the caller's (private) document; linear in its size apart
  * from ancestor walks.
  */
-import { textChars } from "../dom.ts";
+import { sharedAncestor, textChars } from "../dom.ts";
 import { bodyShape } from "./body-shape.ts";
-import { removeFurniture } from "./furniture.ts";
+import { furnitureAround, removeFurniture } from "./furniture.ts";
 import { besides, gridContainer, inSiteChrome } from "./grid-container.ts";
-import { findItemGrid } from "./item-grid.ts";
+import { findItemGrid, type ItemGrid } from "./item-grid.ts";
 import { pruneLinkLists } from "./link-lists.ts";
 import { classifyPage, type PageHints, type PageType } from "./page-type.ts";
 import { pickContainer } from "./pick-container.ts";
-import { tally, tallyOf } from "./score.ts";
+import { type Tallies, tally, tallyOf } from "./score.ts";
 import { gatherSections } from "./sections.ts";
 import { semanticContainer } from "./semantic-container.ts";
 import { STRATEGIES } from "./strategies/index.ts";
@@ -98,6 +98,28 @@ function semanticMain(body: Element): Element[] {
   return [];
 }
 
+/**
+ * The cards of a page with little prose, with the page's heading and intro: measured once the site's
+ * chrome is set aside (a copy of the page without its furniture), so that a short run of cards under a
+ * banner (a few events, a few offers) keeps its title however much header, menu and footer the page has.
+ */
+function shortGridContainer(body: Element, first: Tallies, firstGrid: ItemGrid) {
+  const plain = gridContainer(body, first, firstGrid);
+  const h1 = body.querySelector("h1");
+  if (!plain || !h1 || plain.container.contains(h1)) return plain;
+  const shared = sharedAncestor(plain.container, h1);
+  if (!shared) return plain;
+  const chrome = furnitureAround(shared, first, [plain.container, h1]);
+  const chromeChars = chrome.reduce((sum, el) => sum + tallyOf(first, el).chars, 0);
+  if (tallyOf(first, shared).chars - chromeChars > TITLE_CLIMB * tallyOf(first, plain.container).chars)
+    return plain;
+  for (const el of chrome) el.remove();
+  return { container: shared, items: plain.items };
+}
+
+/** The page's heading joins its cards when, chrome set aside, the two together are at most this times the cards. */
+const TITLE_CLIMB = 1.5;
+
 function choose(root: Element, body: Element, opts: ExtractOptions, text: string): Chosen {
   const first = tally(body);
   const pageGood = tallyOf(first, body).good;
@@ -121,7 +143,9 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   // Too little prose for the text statistics: the item cards, else the page's one <article> or <main>.
   if (pageGood < MIN_GOOD_CHARS && strategy.itemGrid) {
     const grid =
-      firstGrid && !inSiteChrome(firstGrid.parent, body) ? gridContainer(body, first, firstGrid) : undefined;
+      firstGrid && !inSiteChrome(firstGrid.parent, body)
+        ? shortGridContainer(body, first, firstGrid)
+        : undefined;
     if (grid) {
       tidyContent(strategy, grid.container);
       return extracted(grid.container);
