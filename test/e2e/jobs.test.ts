@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { deleteExpiredJobs } from "@browserfleet/job-store";
-import { type Stack, startStack } from "../helpers/stack.ts";
+import { type Stack, startStack, waitJob as waitJobOf } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: Stack;
@@ -21,20 +21,7 @@ const balance = async (key: string) =>
     held: { micros: number };
   };
 
-/** Poll a job until it ends; returns the last status (with every result, following `next`). */
-async function waitJob(path: string, key: string, timeoutMs = 90_000) {
-  return waitFor(
-    `the job at ${path} to end`,
-    async () => {
-      const r = await stack.call("GET", `${path}?limit=200`, auth(key));
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.ok(!["queued", "running"].includes(r.body.status), `the job is still ${r.body.status}`);
-      return r.body;
-    },
-    timeoutMs,
-    100,
-  );
-}
+const waitJob = (path: string, key: string, timeoutMs?: number) => waitJobOf(stack, path, key, timeoutMs);
 
 /**
  * Page tasks queued or running on the worker, plus page results the jobs program has not read yet: the

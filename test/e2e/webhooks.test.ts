@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, mock, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { callTool, connectMcp, type Json } from "../helpers/mcp-client.ts";
-import { type Stack, startStack } from "../helpers/stack.ts";
+import { type Stack, startStack, waitJob as waitJobOf } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { type Delivery, type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -38,19 +38,7 @@ async function receiverFor(key: string): Promise<Receiver> {
   return r;
 }
 
-async function waitJob(path: string, key: string): Promise<Json> {
-  return waitFor(
-    `the job at ${path} to end`,
-    async () => {
-      const r = await stack.call("GET", `${path}?limit=200`, auth(key));
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      assert.ok(!["queued", "running"].includes(r.body.status), `the job is still ${r.body.status}`);
-      return r.body;
-    },
-    90_000,
-    100,
-  );
-}
+const waitJob = (path: string, key: string, timeoutMs?: number) => waitJobOf(stack, path, key, timeoutMs);
 
 const until = (r: Receiver, type: string, what = `a ${type} event`) =>
   waitFor(

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { loadConfig } from "@browserfleet/config";
 import { type JobsProgram, startJobs } from "@browserfleet/jobs";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { startTestPostgres, type TestPostgres } from "./postgres.ts";
+import { waitFor } from "./wait-for.ts";
 
 export interface Stack {
   api: RunningApi;
@@ -133,4 +135,28 @@ export async function startStack(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Poll a batch or crawl job with `key` until it is neither queued nor running; returns its last status
+ * (with up to 200 results).
+ */
+export function waitJob(
+  stack: Stack,
+  path: string,
+  key: string,
+  timeoutMs = 90_000,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+): Promise<any> {
+  return waitFor(
+    `the job at ${path} to end`,
+    async () => {
+      const r = await stack.call("GET", `${path}?limit=200`, { authorization: `Bearer ${key}` });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.ok(!["queued", "running"].includes(r.body.status), `the job is still ${r.body.status}`);
+      return r.body;
+    },
+    timeoutMs,
+    100,
+  );
 }
