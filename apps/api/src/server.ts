@@ -129,6 +129,7 @@ export async function startApi(
     database.db,
     {
       leaseMicros: config.BALANCE_LEASE_MICROS,
+      maxLeaseMicros: Math.max(config.BALANCE_LEASE_MICROS, config.BALANCE_LEASE_MAX_MICROS),
       leaseMs: config.BALANCE_LEASE_MS,
       flushMs: 250,
       // Acts are reserved from leases: the longest one the api waits for.

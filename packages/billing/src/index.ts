@@ -2,6 +2,7 @@ export * from "./accounts.ts";
 export * from "./ids.ts";
 export * from "./keys.ts";
 export * from "./lease-journal.ts";
+export * from "./lease-size.ts";
 export * from "./leases.ts";
 export * from "./ledger.ts";
 export * from "./usage.ts";

@@ -1,5 +1,6 @@
 import type { Db } from "@browserfleet/db";
 import type { LeaseJournal, Token } from "./lease-journal.ts";
+import { nextLeaseSize, type SpentLease } from "./lease-size.ts";
 import { captureMany, placeHold, refundCharge, releaseFromHold, settleHold, type Tx } from "./ledger.ts";
 
 /** A price known to be final before the work (a call served wholly from cache). */
@@ -37,8 +38,13 @@ export type ReserveResult =
   | { ok: false; balanceMicros: number };
 
 export interface LeaseOptions {
-  /** The most one lease takes from a balance. */
+  /** The least one lease takes from a balance: an account's first, and a quiet one's. */
   leaseMicros: number;
+  /**
+   * The most one lease takes (default: leaseMicros, a fixed size). A busy account's next lease is sized to
+   * last leaseMs at the rate its last one was spent (nextLeaseSize), between the two.
+   */
+  maxLeaseMicros?: number;
   /** A lease is given back after this long, used or not, so other replicas see the money again. */
   leaseMs: number;
   /** Captured calls are written to the ledger this often. */
@@ -114,6 +120,8 @@ export class BalanceLeases {
   readonly #retired = new Set<Lease>();
   /** Accounts whose lease is being ended or taken: their calls wait for it. */
   readonly #changing = new Map<string, Promise<unknown>>();
+  /** How each busy account's last lease was spent: the size of its next one. */
+  readonly #lastSpent = new Map<string, SpentLease>();
   readonly #timer: NodeJS.Timeout;
   /** Closed (shutdown): no lease is taken any more. */
   #closed = false;
@@ -278,10 +286,13 @@ export class BalanceLeases {
 
   /** A new lease of the account's balance (at most half of it beyond `micros`), or the balance it lacks. */
   async #take(accountId: string, micros: number): Promise<Lease | number> {
+    const { leaseMicros, leaseMs } = this.opts;
+    const sizing = { leaseMicros, leaseMs, maxLeaseMicros: this.opts.maxLeaseMicros ?? leaseMicros };
+    const size = nextLeaseSize(this.#lastSpent.get(accountId), sizing);
     const hold = await placeHold(this.db, {
       accountId,
       micros,
-      take: (balance) => Math.min(this.opts.leaseMicros, micros + Math.floor((balance - micros) / 2)),
+      take: (balance) => Math.min(size, micros + Math.floor((balance - micros) / 2)),
       route: "lease",
       ttlMs: this.opts.leaseMs + (this.opts.maxReservationMs ?? 0) + 60_000,
     });
@@ -307,6 +318,7 @@ export class BalanceLeases {
   #takeNext(low: Lease, micros: number): void {
     const { accountId } = low;
     if (this.#closed || this.#changing.has(accountId)) return;
+    this.#noteSpent(low);
     void this.#exclusive(accountId, async () => {
       if (this.#leases.get(accountId) !== low) return;
       const next = await this.#take(accountId, micros);
@@ -352,6 +364,7 @@ export class BalanceLeases {
     const lease = this.#leases.get(accountId);
     if (!lease) return;
     this.#leases.delete(accountId);
+    this.#noteSpent(lease);
     if (lease.inFlight === 0) return this.#giveBack(lease);
     await this.#releaseRetired(lease);
   }
@@ -397,6 +410,11 @@ export class BalanceLeases {
     return lease.givingBack;
   }
 
+  #noteSpent(lease: Lease): void {
+    const spent = { taken: lease.taken, spent: lease.taken - lease.left, ms: Date.now() - lease.takenAt };
+    this.#lastSpent.set(lease.accountId, spent);
+  }
+
   /** A charge that will never be written: the journal forgets it. */
   #takenBack(row: Unwritten): void {
     if (row.token && row.chargeId) this.opts.journal?.takenBack(row.token, row.chargeId);
@@ -410,7 +428,12 @@ export class BalanceLeases {
       if (now - lease.takenAt >= this.opts.leaseMs) {
         // A busy lease is replaced without its calls waiting; an idle one goes back to the balance.
         if (lease.used) this.#takeNext(lease, 1);
-        else void this.#exclusive(accountId, () => this.#end(accountId)).catch(this.onError);
+        else {
+          // A quiet account starts again from the smallest lease.
+          void this.#exclusive(accountId, () => this.#end(accountId))
+            .then(() => this.#lastSpent.delete(accountId))
+            .catch(this.onError);
+        }
       } else void this.#write(lease);
       lease.used = false;
     }

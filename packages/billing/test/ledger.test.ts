@@ -507,3 +507,33 @@ test("a wallet payment nonce can be claimed once; a released claim can be claime
   assert.equal(rows.length, 1);
   assert.equal(Number(rows[0]?.amount_micros), 1_000);
 });
+
+test("a busy key's leases grow with its rate: far fewer holds than fixed-size leases, and still exact", async () => {
+  const holdsFor = async (maxLeaseMicros: number) => {
+    const { accountId } = await createAccount(db(), { balanceMicros: 10_000_000 });
+    const leases = new BalanceLeases(db(), {
+      leaseMicros: 5_000,
+      maxLeaseMicros,
+      leaseMs: 60_000,
+      flushMs: 20,
+    });
+    // 1,500 calls of 400 micros, 50 at a time: 600,000 micros.
+    for (let i = 0; i < 30; i++) {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          leases.charge({ accountId, micros: 400, route: "scrape", requestId: `r${i}-${j}` }),
+        ),
+      );
+      assert.ok(results.every((r) => r.ok));
+    }
+    await leases.close();
+    assert.equal((await getAccount(db(), accountId))?.balanceMicros, 10_000_000 - 600_000);
+    assert.deepEqual(await ledgerSum(accountId), { amount: 9_400_000, held: 0 });
+    return (await holdOf(accountId)).length;
+  };
+  const fixed = await holdsFor(5_000);
+  const growing = await holdsFor(1_000_000);
+  // Fixed: one hold per 12 calls or so (about 120); growing: 5,000 then 20,000, 80,000, 320,000, ...
+  assert.ok(fixed >= 100, `${fixed} fixed-size leases`);
+  assert.ok(growing <= 10, `${growing} growing leases`);
+});

@@ -86,6 +86,8 @@ export const configSchema = z
      * from an account (micro-dollars) and how long it is kept before what is left goes back.
      */
     BALANCE_LEASE_MICROS: intFrom(50_000, 1),
+    /** The most one lease takes: a busy key's leases grow to last BALANCE_LEASE_MS at its rate, up to this. */
+    BALANCE_LEASE_MAX_MICROS: intFrom(5_000_000, 1),
     BALANCE_LEASE_MS: intFrom(5_000, 100),
 
     /** Render cache (maxAge): how long rows are kept at most, and the largest value stored. */
