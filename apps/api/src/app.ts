@@ -67,7 +67,17 @@ export function createApp(ctx: ApiContext): Express {
   app.use(requestId);
   app.use(timing(ctx));
   // Agents often forget the Content-Type: every body is read as JSON.
-  app.use(express.json({ limit: ctx.config.MAX_BODY_BYTES, type: () => true, strict: true }));
+  app.use(
+    express.json({
+      limit: ctx.config.MAX_BODY_BYTES,
+      type: () => true,
+      strict: true,
+      // The bytes as sent, so a route can recognise a body it has parsed before (ParsedBodies).
+      verify: (req, _res, buf) => {
+        (req as express.Request).rawBody = buf;
+      },
+    }),
+  );
 
   const limits = rateLimits({
     perMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
