@@ -13,7 +13,7 @@
  */
 import { resolve } from "node:path";
 import { startApi } from "@browserfleet/api";
-import { findChromium, startBrowserWorker, workerOptionsFrom } from "@browserfleet/browser";
+import { describeSandbox, findChromium, startBrowserWorker, workerOptionsFrom } from "@browserfleet/browser";
 import { startLocalNats } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import { locateDatabase } from "@browserfleet/db";
@@ -179,6 +179,7 @@ async function main(): Promise<void> {
   console.log(
     `browser worker ${worker.workerId}: ${cfg.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
   );
+  console.log(describeSandbox(worker.chromium.sandbox));
   const jobs = await start(
     "jobs program",
     () =>

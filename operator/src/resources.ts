@@ -81,7 +81,7 @@ export function browserDeployment(pool: BrowserPool, spec: BrowserPoolSpec, repl
         runAsUser: 10001,
         runAsGroup: 10001,
         fsGroup: 10001,
-        seccompProfile: { type: "RuntimeDefault" },
+        ...podConfinement(spec.sandbox),
       },
       containers: [
         {
@@ -94,6 +94,7 @@ export function browserDeployment(pool: BrowserPool, spec: BrowserPoolSpec, repl
             { name: "BROWSER_METRICS_PORT", value: String(spec.metricsPort) },
             { name: "SESSION_IDLE_TIMEOUT_MS", value: String(spec.sessionIdleTimeoutSeconds * 1000) },
             { name: "HOME", value: "/tmp" },
+            { name: "BROWSER_SANDBOX", value: spec.sandbox.mode },
             ...(spec.env ?? []),
           ],
           envFrom: spec.envFrom,
@@ -178,4 +179,27 @@ export function browserPdb(pool: BrowserPool): V1PodDisruptionBudget {
     metadata: ownedMetadata(pool),
     spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(name) } },
   };
+}
+
+/**
+ * The pods' seccomp (and AppArmor) profile: the sandbox's own Localhost profile when the pool names one and
+ * the sandbox is not off, else RuntimeDefault.
+ */
+export function podConfinement(sandbox: BrowserPoolSpec["sandbox"]): {
+  seccompProfile: { type: "RuntimeDefault" } | { type: "Localhost"; localhostProfile: string };
+  appArmorProfile?:
+    | { type: "RuntimeDefault" | "Unconfined" }
+    | { type: "Localhost"; localhostProfile: string };
+} {
+  const seccompProfile =
+    sandbox.mode !== "off" && sandbox.seccompProfile
+      ? { type: "Localhost" as const, localhostProfile: sandbox.seccompProfile }
+      : { type: "RuntimeDefault" as const };
+  const a = sandbox.appArmorProfile;
+  if (a === undefined || sandbox.mode === "off") return { seccompProfile };
+  const appArmorProfile =
+    a === "Unconfined" || a === "RuntimeDefault"
+      ? { type: a as "Unconfined" | "RuntimeDefault" }
+      : { type: "Localhost" as const, localhostProfile: a };
+  return { seccompProfile, appArmorProfile };
 }

@@ -92,6 +92,24 @@ const specObject = z.object({
   podAnnotations: z.record(z.string(), z.string()).optional(),
   /** Port of the worker's /metrics and /healthz. */
   metricsPort: int(1, 65_535).default(9464),
+  /**
+   * Chromium's sandbox in the pods (BROWSER_SANDBOX of the workers). It needs a seccomp profile that lets
+   * an unprivileged process make user, PID and network namespaces, which RuntimeDefault does not:
+   * `seccompProfile` names one in the kubelet's seccomp folder (the chart installs its own on every node).
+   * Without one the pods run RuntimeDefault, and `auto` runs Chromium unsandboxed, saying so in the log.
+   */
+  sandbox: z
+    .object({
+      mode: z.enum(["auto", "on", "off"]).default("auto"),
+      /** A Localhost profile, relative to the kubelet's seccomp folder, e.g. browserfleet/chromium-v1.json. */
+      seccompProfile: z.string().min(1).optional(),
+      /**
+       * AppArmor for the pods (Kubernetes 1.30+): nodes whose kernel forbids unprivileged user namespaces to
+       * confined processes (Ubuntu 24.04) need Unconfined or a Localhost profile that allows `userns`.
+       */
+      appArmorProfile: z.string().min(1).optional(),
+    })
+    .prefault({}),
 });
 
 export const browserPoolSpecSchema = CROSS_FIELD_RULES.reduce(

@@ -44,6 +44,36 @@ describe("what the operator writes for a pool", () => {
     assert.deepEqual(c.resources?.requests, { cpu: "500m", memory: "1Gi" });
   });
 
+  it("sandboxed pods run the pool's seccomp profile, with no privilege and no capability added", () => {
+    const withSpec = (sandbox: object) => {
+      const r = parseSpec({ ...pool.spec, sandbox });
+      assert.ok(r.ok);
+      const pod = browserDeployment(pool, r.spec, 1).spec!.template.spec!;
+      const c = pod.containers[0]!;
+      const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+      return { pod, c, mode: env.BROWSER_SANDBOX };
+    };
+    const plain = withSpec({});
+    assert.equal(plain.mode, "auto");
+    assert.deepEqual(plain.pod.securityContext?.seccompProfile, { type: "RuntimeDefault" });
+    const on = withSpec({
+      mode: "on",
+      seccompProfile: "browserfleet/chromium-v1.json",
+      appArmorProfile: "Unconfined",
+    });
+    assert.equal(on.mode, "on");
+    assert.deepEqual(on.pod.securityContext?.seccompProfile, {
+      type: "Localhost",
+      localhostProfile: "browserfleet/chromium-v1.json",
+    });
+    assert.deepEqual(on.pod.securityContext?.appArmorProfile, { type: "Unconfined" });
+    assert.equal(on.c.securityContext?.privileged, undefined);
+    assert.equal(on.c.securityContext?.allowPrivilegeEscalation, false);
+    assert.deepEqual(on.c.securityContext?.capabilities, { drop: ["ALL"] });
+    const off = withSpec({ mode: "off", seccompProfile: "browserfleet/chromium-v1.json" });
+    assert.deepEqual(off.pod.securityContext?.seccompProfile, { type: "RuntimeDefault" });
+  });
+
   it("owner references on everything, pointing at the pool as controller", () => {
     for (const o of [browserDeployment(pool, spec(), 1), browserService(pool, spec()), browserPdb(pool)]) {
       assert.deepEqual(o.metadata?.ownerReferences, [

@@ -10,13 +10,14 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createAccount, issueKey } from "@browserfleet/billing";
 import { freePort, type LocalNats, startLocalNats } from "@browserfleet/bus";
+import { descendantsOf, listProcesses } from "../../apps/browser/src/process-memory.ts";
 import { buildImages, imageName, type Program } from "../../scripts/images.ts";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
 import { type FakeLlm, startFakeLlm } from "../helpers/fake-llm.ts";
@@ -84,12 +85,22 @@ describe("the stack in containers", {
       containers.push(c);
       await waitHealthy(c, `http://127.0.0.1:${port[p]}${health}`);
     };
-    // Like the operator's browser pods: 512 MB /dev/shm, slots and metrics port from the environment.
+    // Like the operator's browser pods: 512 MB /dev/shm, slots and metrics port from the environment, and
+    // Chromium sandboxed under the chart's seccomp profile (the worker refuses to start otherwise).
     await start(
       "browser",
-      { ...common, BROWSER_SLOTS: "2", BROWSER_METRICS_PORT: String(port.browser), WORKER_ID: "browser-0" },
+      {
+        ...common,
+        BROWSER_SLOTS: "2",
+        BROWSER_METRICS_PORT: String(port.browser),
+        WORKER_ID: "browser-0",
+        BROWSER_SANDBOX: "on",
+      },
       "/healthz",
-      ["--shm-size=512m"],
+      [
+        "--shm-size=512m",
+        `--security-opt=seccomp=${join(ROOT, "charts/browserfleet/files/seccomp-chromium.json")}`,
+      ],
     );
     await start(
       "api",
@@ -189,6 +200,32 @@ describe("the stack in containers", {
     assert.match(r.body.data.accessibility, /heading "The Fixture Article"/);
     assert.ok(Array.isArray(r.body.data.controls));
     assert.equal(r.body.metadata.statusCode, 200);
+  });
+
+  it("runs Chromium sandboxed in the browser container: renderers under seccomp, in namespaces and a root of their own", async () => {
+    const browser = containers.find((c) => c.name.startsWith("bf-test-browser-"))!;
+    assert.match(await browser.logs(), /Chromium sandbox: on \(namespace sandbox and seccomp\)/);
+    assert.equal(sample(await (await fetch(metricsUrl("browser"))).text(), "fleet_chromium_sandbox"), 1);
+    // A session keeps its page's renderer alive while it is looked at.
+    const opened = await call("POST", "/web/v1/session", { url: `${site.url}/article` });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body).slice(0, 2000));
+    // The container's processes, seen from the host (as root, so their namespaces can be read).
+    const init = Number(
+      (await podmanAsync(["inspect", "--format", "{{.State.Pid}}", browser.name])).out.trim(),
+    );
+    const all = listProcesses();
+    const inside = new Set(descendantsOf(all, [init]));
+    const renderers = all.filter((p) => inside.has(p.pid) && p.cmdline.includes("--type=renderer"));
+    assert.ok(renderers.length >= 1, "the session's renderer runs");
+    const ns = (pid: number, kind: string) => readlinkSync(`/proc/${pid}/ns/${kind}`);
+    for (const r of renderers) {
+      const status = readFileSync(`/proc/${r.pid}/status`, "utf8");
+      assert.equal(/^Seccomp:\s+(\d)/m.exec(status)?.[1], "2", `renderer ${r.pid} under a seccomp filter`);
+      for (const kind of ["user", "pid", "net"])
+        assert.notEqual(ns(r.pid, kind), ns(init, kind), `renderer ${r.pid}: a ${kind} namespace of its own`);
+      assert.notEqual(readlinkSync(`/proc/${r.pid}/root`), readlinkSync(`/proc/${init}/root`));
+    }
+    assert.equal((await call("DELETE", `/web/v1/session/${opened.body.sessionId}`)).status, 200);
   });
 
   it("opens a session, acts in it and closes it through the api container", async () => {

@@ -135,6 +135,8 @@ export async function buildPauseImage(
 
 export interface RealNode {
   name: string;
+  /** The kubelet's seccomp folder (Localhost profiles are read from here). */
+  seccompDir: string;
   /** ctr in containerd's Kubernetes namespace. */
   ctr(args: string[], timeoutMs?: number): Promise<string>;
   /** Copy an image from podman's store into containerd's (what a registry pull would do). */
@@ -379,6 +381,7 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
     );
     return {
       name,
+      seccompDir: join(kubeletDir, "seccomp"),
       ctr,
       importImage: async (ref) => {
         const tar = join(dir, "image.tar");

@@ -84,6 +84,9 @@ export async function startStack(
     // The same egress settings as the api and the jobs program, as one deployment has.
     egressPools: config.EGRESS_PROXIES,
     callerProxies: config.CALLER_PROXIES === "on",
+    // Sandboxed as in the images wherever the machine allows it; as root (CI), Chromium runs as nobody.
+    sandbox: "auto",
+    sandboxUser: "nobody",
     ...opts.worker,
   });
   const api = await startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });

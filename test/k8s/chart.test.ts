@@ -222,6 +222,26 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
         assert.ok(c.readinessProbe && c.livenessProbe && c.resources.requests, c.name);
       }
     }
+    // Chromium sandboxed: the pool names the chart's seccomp profile, which a DaemonSet writes on every node;
+    // nothing anywhere is privileged or gains a capability.
+    assert.deepEqual(pool.spec.sandbox, { mode: "on", seccompProfile: "browserfleet/chromium-v1.json" });
+    const installer = def.find((d) => d.kind === "DaemonSet" && d.metadata.name.endsWith("-seccomp"));
+    assert.ok(installer, "the profile's installer");
+    const profileMap = def.find((d) => d.kind === "ConfigMap" && d.metadata.name.endsWith("-seccomp"));
+    assert.deepEqual(
+      JSON.parse(profileMap.data["chromium.json"]),
+      JSON.parse(readFileSync(join(ROOT, "charts/browserfleet/files/seccomp-chromium.json"), "utf8")),
+    );
+    assert.match(
+      installer.spec.template.spec.containers[0].command.join(" "),
+      /\/host-seccomp\/browserfleet\/chromium-v1\.json/,
+    );
+    for (const w of def.filter((x) => ["Deployment", "StatefulSet", "DaemonSet"].includes(x.kind)))
+      for (const c of w.spec.template.spec.containers) {
+        assert.notEqual(c.securityContext?.privileged, true, `${w.metadata.name}/${c.name}`);
+        assert.equal(c.securityContext?.capabilities?.add, undefined, `${w.metadata.name}/${c.name}`);
+        assert.deepEqual(c.securityContext?.capabilities?.drop, ["ALL"], `${w.metadata.name}/${c.name}`);
+      }
     // With the Prometheus Operator's API in the cluster, the monitoring objects appear without force.
     const withCrds = docs(await render("fleet", undefined, "--api-versions", "monitoring.coreos.com/v1"));
     assert.equal(withCrds.filter((d) => d.kind === "ServiceMonitor").length, 4);

@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { chromiumPss } from "./process-memory.ts";
+import { NO_SANDBOX, runAsLauncher, type SandboxPlan, sandboxFailed } from "./sandbox.ts";
 
 export class ChromiumMissingError extends Error {}
 
@@ -69,7 +72,6 @@ export const WORKER_DISABLED_FEATURES = [
 
 const ARGS = [
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...WORKER_DISABLED_FEATURES].join(",")}`,
-  "--no-sandbox",
   "--disable-dev-shm-usage",
   "--disable-gpu",
   "--disable-quic",
@@ -82,6 +84,20 @@ const ARGS = [
   "--mute-audio",
   "--hide-scrollbars",
 ];
+
+/**
+ * The only variables of the worker's environment Chromium sees: what it needs to find fonts, write its
+ * caches and tell the time. Never the worker's own (NATS credentials, proxies' passwords, keys): a page
+ * that took over a renderer could read its process's environment.
+ */
+const CHROMIUM_ENV =
+  /^(PATH|HOME|TMPDIR|TZ|LANG|LANGUAGE|LC_[A-Z]+|FONTCONFIG_(FILE|PATH)|XDG_(CONFIG|CACHE|DATA)_(HOME|DIRS))$/;
+
+export function chromiumEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && CHROMIUM_ENV.test(k)) out[k] = v;
+  return out;
+}
 
 /** When a browser is replaced by a fresh one: after this many tasks, or past this much memory (PSS). */
 export interface RecyclePolicy {
@@ -134,16 +150,30 @@ export class ChromiumKeeper {
   private closing = false;
   private memoryTimer: NodeJS.Timeout | undefined;
   private readonly events: KeeperEvents;
+  /** Chromium's sandbox: as planned, or off once it failed to start with auto's fallback. */
+  sandbox: SandboxPlan;
+  /** A browser has started: a later failure is not the sandbox's. */
+  private launched = false;
+  /** Where Chromium is started from, and the folder downloads go to (its user's, when it runs as one). */
+  private readonly launcher: { executablePath: string; downloadsPath?: string };
   restarts = 0;
   recycled = 0;
 
   constructor(
-    private readonly executablePath: string,
+    executablePath: string,
     private readonly extraArgs: string[],
     events: (() => void) | KeeperEvents = {},
     private readonly policy: RecyclePolicy = { maxTasks: 0, maxPssBytes: 0 },
+    sandbox: SandboxPlan = NO_SANDBOX,
   ) {
+    this.sandbox = sandbox;
     this.events = typeof events === "function" ? { onRestart: events } : events;
+    const user = sandbox.runAs;
+    if (user) {
+      const downloadsPath = mkdtempSync(join(tmpdir(), "browserfleet-downloads-"));
+      chownSync(downloadsPath, user.uid, user.gid);
+      this.launcher = { executablePath: runAsLauncher(executablePath, user), downloadsPath };
+    } else this.launcher = { executablePath };
     if (policy.maxPssBytes > 0) {
       this.memoryTimer = setInterval(() => void this.checkMemory(), policy.checkEveryMs ?? 5_000);
       this.memoryTimer.unref();
@@ -198,11 +228,25 @@ export class ChromiumKeeper {
   private launch(): Generation {
     const marker = `--browserfleet-browser=${randomUUID()}`;
     const gen: Generation = { browser: undefined as never, marker, tasks: 0, inFlight: 0, retired: false };
-    const attempt = chromium.launch({
-      executablePath: this.executablePath,
-      args: [...ARGS, ...this.extraArgs, marker],
-      headless: true,
-    });
+    const start = () =>
+      chromium.launch({
+        ...this.launcher,
+        args: [...ARGS, ...this.extraArgs, marker],
+        // Without it Playwright adds --no-sandbox.
+        chromiumSandbox: this.sandbox.on,
+        env: chromiumEnv(process.env),
+        headless: true,
+      });
+    const attempt = start()
+      .catch((err) => {
+        if (this.launched || !this.sandbox.on || !this.sandbox.fallback) throw err;
+        this.sandbox = sandboxFailed(this.sandbox, err);
+        return start();
+      })
+      .then((browser) => {
+        this.launched = true;
+        return browser;
+      });
     gen.browser = attempt;
     this.all.add(gen);
     attempt.then(

@@ -1,4 +1,5 @@
 import { loadConfig } from "@browserfleet/config";
+import { describeSandbox } from "./sandbox.ts";
 import { startBrowserWorker, workerOptionsFrom } from "./worker.ts";
 
 const config = loadConfig();
@@ -13,6 +14,7 @@ try {
   console.log(
     `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
   );
+  console.log(describeSandbox(worker.chromium.sandbox));
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.once(sig, async () => {
       console.log(`browser worker ${worker.workerId}: ${sig}, draining`);

@@ -4,7 +4,11 @@ export function createBrowserMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "fleet_browser_" });
   /** Read when /metrics is scraped; the worker sets them once it has what they read. */
-  const readers: { chromiumPss?: () => number; contextsReady?: () => number } = {};
+  const readers: {
+    chromiumPss?: () => number;
+    contextsReady?: () => number;
+    sandboxed?: () => boolean;
+  } = {};
   return {
     registry,
     readers,
@@ -109,6 +113,14 @@ export function createBrowserMetrics() {
       registers: [registry],
       collect() {
         if (readers.chromiumPss) this.set(readers.chromiumPss());
+      },
+    }),
+    chromiumSandbox: new Gauge({
+      name: "fleet_chromium_sandbox",
+      help: "1 when Chromium's renderers run in its sandbox (namespaces and seccomp), 0 when they do not (BROWSER_SANDBOX, the worker's log says why)",
+      registers: [registry],
+      collect() {
+        if (readers.sandboxed) this.set(readers.sandboxed() ? 1 : 0);
       },
     }),
     chromiumRestarts: new Counter({

@@ -26,6 +26,7 @@ import { JobContexts } from "./page/job-contexts.ts";
 import { withSeenAs } from "./page/places.ts";
 import { setSettleDefaults } from "./page/settle.ts";
 import { WarmContexts } from "./page/warm-contexts.ts";
+import { type SandboxSetting, sandboxPlan } from "./sandbox.ts";
 import { SessionHost } from "./session/host.ts";
 import { type AnyReply, admitTasks, dispatchTask, type TaskHandlers } from "./tasks/dispatch.ts";
 import { runFetchTask } from "./tasks/fetch.ts";
@@ -53,6 +54,9 @@ export interface BrowserWorkerOptions {
   /** EGRESS_PROXIES and CALLER_PROXIES: the ways out a request may pick with its proxy field. */
   egressPools?: EgressPool[];
   callerProxies?: boolean;
+  /** BROWSER_SANDBOX (default off here; auto from the environment) and BROWSER_SANDBOX_USER. */
+  sandbox?: SandboxSetting;
+  sandboxUser?: string;
 }
 
 export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorkerOptions {
@@ -70,6 +74,8 @@ export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorke
     recyclePssBytes: config.BROWSER_RECYCLE_PSS_MB * 1024 * 1024,
     egressPools: config.EGRESS_PROXIES,
     callerProxies: config.CALLER_PROXIES === "on",
+    sandbox: config.BROWSER_SANDBOX,
+    ...(config.BROWSER_SANDBOX_USER ? { sandboxUser: config.BROWSER_SANDBOX_USER } : {}),
   };
 }
 
@@ -129,9 +135,11 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
       },
     },
     { maxTasks: opts.recycleTasks ?? 0, maxPssBytes: opts.recyclePssBytes ?? 0 },
+    sandboxPlan(opts.sandbox ?? "off", opts.sandboxUser),
   );
   await chromium.browser();
   metrics.readers.chromiumPss = () => chromium.currentPss();
+  metrics.readers.sandboxed = () => chromium.sandbox.on;
   if (warm) metrics.readers.contextsReady = () => warm.size();
   const nc: NatsConnection = await connectBus({ servers: opts.natsUrl, name: workerId });
   await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs });

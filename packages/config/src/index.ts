@@ -16,6 +16,13 @@ export const configSchema = z
     BROWSER_METRICS_PORT: intFrom(9464),
     /** Keep a fresh context (with a blank page) ready in each free slot, for scrapes with default context options. */
     BROWSER_WARM_CONTEXTS: z.enum(["on", "off"]).default("on"),
+    /**
+     * Chromium's sandbox (namespaces and seccomp for every renderer): auto uses it wherever the machine
+     * lets an unprivileged process make namespaces, on refuses to start without it, off never uses it.
+     */
+    BROWSER_SANDBOX: z.enum(["auto", "on", "off"]).default("auto"),
+    /** A worker running as root runs Chromium as this unprivileged user (default nobody): Chromium refuses its sandbox as root. */
+    BROWSER_SANDBOX_USER: z.string().min(1).optional(),
     /** Replace the browser with a fresh one after this many tasks (0: never); nothing in flight fails. */
     BROWSER_RECYCLE_TASKS: intFrom(2000),
     /** Replace the browser when its processes' PSS passes this many MiB (0: never); read every 5 s. */

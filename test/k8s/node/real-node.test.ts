@@ -152,6 +152,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         terminationGracePeriodSeconds: 30,
         resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "1536Mi" } },
         env: { FLEET_ALLOW_PRIVATE: `${NODE_IP}/32` },
+        // Chromium sandboxed under the chart's profile, which its DaemonSet writes where this kubelet reads.
+        sandbox: { seccompRoot: node.seccompDir },
       },
       nats: { url: `nats://${natsRelay.url}` },
       postgres: { url: podDbUrl.href },
@@ -214,7 +216,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       1000,
     );
     const all = (await get(`/api/v1/namespaces/${NS}/pods`)).items as Json[];
-    assert.equal(all.length, 4, all.map((p) => p.metadata.name).join(", "));
+    // api, jobs, operator, the seccomp profile's installer and one browser pod.
+    assert.equal(all.length, 5, all.map((p) => p.metadata.name).join(", "));
     for (const pod of all) {
       assert.equal(pod.spec.nodeName, node.name, pod.metadata.name);
       assert.ok(isReady(pod), `${pod.metadata.name} Ready`);
@@ -223,6 +226,12 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     }
     const metrics = await podMetrics(pods[0]);
     assert.equal(sample(metrics, "fleet_browser_slots"), 2);
+    // Chromium sandboxed in the pod, under the chart's Localhost profile the DaemonSet wrote on the node.
+    assert.deepEqual(pods[0].spec.securityContext.seccompProfile, {
+      type: "Localhost",
+      localhostProfile: "browserfleet/chromium-v1.json",
+    });
+    assert.equal(sample(metrics, "fleet_chromium_sandbox"), 1);
   });
 
   it("scrapes a page through the api Service", async () => {
