@@ -270,9 +270,14 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   });
 
   const sweep = setInterval(() => {
-    deleteExpiredJobs(db.db).catch((err) => log(`sweep failed: ${(err as Error).message}`));
+    // drizzle's "Failed query" says which statement; its cause says why.
+    const why = (err: unknown) => {
+      const e = err as Error & { cause?: Error };
+      return e.cause ? `${e.message}: ${e.cause.message}` : e.message;
+    };
+    deleteExpiredJobs(db.db).catch((err) => log(`sweep failed: ${why(err)}`));
     deleteDoneEvents(db.db, new Date(Date.now() - config.WEBHOOK_RETENTION_MS)).catch((err) =>
-      log(`webhook sweep failed: ${(err as Error).message}`),
+      log(`webhook sweep failed: ${why(err)}`),
     );
   }, 60_000);
   sweep.unref();

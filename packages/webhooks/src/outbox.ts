@@ -6,7 +6,7 @@ import {
   type WebhookSpec,
 } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, lt, ne, sql } from "drizzle-orm";
 import type { AttemptOutcome, NextStep } from "./retry.ts";
 
 const { webhookEvents, webhookAttempts } = schema;
@@ -214,7 +214,9 @@ export async function eventsByStatus(db: Db): Promise<Record<string, number>> {
 export async function deleteDoneEvents(db: Db, before: Date): Promise<number> {
   const gone = await db
     .delete(webhookEvents)
-    .where(sql`${webhookEvents.status} <> 'pending' and ${webhookEvents.createdAt} < ${before}`)
+    // Through the column (lt), so the Date is written as the column writes it: a Date put into raw sql
+    // reaches the driver as an object, which drizzle's postgres-js setup cannot send.
+    .where(and(ne(webhookEvents.status, "pending"), lt(webhookEvents.createdAt, before)))
     .returning({ id: webhookEvents.id });
   return gone.length;
 }
