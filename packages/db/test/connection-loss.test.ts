@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import postgres from "postgres";
 import { startTestPostgres, type TestPostgres } from "../../../test/helpers/postgres.ts";
+import { waitFor } from "../../../test/helpers/wait-for.ts";
 import { reconnectDelaySeconds } from "../src/connect.ts";
 
 let pg: TestPostgres;
@@ -29,14 +30,21 @@ test("queries on a connection the server dropped are rejected with CONNECTION_CL
     const pinned = await sql.reserve();
     const [row] = await pinned<{ pid: number }[]>`select pg_backend_pid() as pid`;
     await pg.database.sql`select pg_terminate_backend(${row?.pid ?? 0})`;
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(
+      "the backend to be gone",
+      async () =>
+        (await pg.database.sql`select 1 from pg_stat_activity where pid = ${row?.pid ?? 0}`).length === 0,
+      10_000,
+      10,
+    );
     for (let i = 0; i < 3; i++) {
       await assert.rejects(
         pinned`select 1`,
         (err: Error & { code?: string }) => err.code === "CONNECTION_CLOSED",
       );
     }
-    await new Promise((r) => setTimeout(r, 50));
+    // The crash came from an Immediate: let the ones those rejections scheduled run.
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
     assert.deepEqual(uncaught, []);
     const answers = await Promise.all([1, 2, 3].map((n) => sql<{ n: number }[]>`select ${n}::int as n`));
     assert.deepEqual(
