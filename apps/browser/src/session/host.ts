@@ -140,6 +140,7 @@ export class SessionHost {
         Date.now() + OPEN_DOWNLOADS_MS,
         req.formats.includes("markdown"),
       );
+      const seenAs = seenAsOf(req, route);
       return {
         ok: true,
         workerId: this.workerId,
@@ -156,7 +157,7 @@ export class SessionHost {
             ...facts,
             statusCode: status,
             formats: req.formats,
-            ...(seenAsOf(req, route) ? { seenAs: seenAsOf(req, route) } : {}),
+            ...(seenAs ? { seenAs } : {}),
             expiresAt: this.#expiresAt(session),
             ms: Math.round(performance.now() - started),
           },
