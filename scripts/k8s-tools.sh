@@ -17,6 +17,7 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 KWOK_VERSION="${KWOK_VERSION:-v0.7.0}"
 HELM_VERSION="${HELM_VERSION:-v3.19.5}"
 KUBECONFORM_VERSION="${KUBECONFORM_VERSION:-v0.7.0}"
+COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
 # SeaweedFS has no tagged Go module versions; the proxy serves this pseudo-version (weed reports 4.53).
 SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
 
@@ -169,8 +170,10 @@ case "$what" in
   chart) go_install kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
          go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
   cluster) build_etcd; go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"; build_kube ;;
-  # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet and kube-proxy.
-  node) build_kube kubelet kube-proxy ;;
+  # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet, kube-proxy and the
+  # cluster's DNS (CoreDNS).
+  node) build_kube kubelet kube-proxy
+        go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION" ;;
   # The S3-compatible store of the artifacts tests (test/helpers/s3-server.ts).
   weed) build_weed ;;
   *) echo "usage: $0 [all|chart|cluster|node|weed|--print]" >&2; exit 2 ;;

@@ -5,7 +5,7 @@
  * anything the test serves there, through it; the host reaches ClusterIPs through kube-proxy's rules.
  *
  * Needs root with CAP_NET_ADMIN, the Debian packages containerd, runc and containernetworking-plugins,
- * and the kubelet and kube-proxy from scripts/k8s-tools.sh (`node`). What this sandbox needed, and why,
+ * and the kubelet, kube-proxy and CoreDNS from scripts/k8s-tools.sh (`node`). What this sandbox needed, and why,
  * is in the comments where it is set.
  */
 import { existsSync } from "node:fs";
@@ -25,7 +25,7 @@ import {
   waitFor,
 } from "./kube.ts";
 
-export const NODE_TOOLS = ["kubelet", "kube-proxy"];
+export const NODE_TOOLS = ["kubelet", "kube-proxy", "coredns"];
 export const BRIDGE = "bf0";
 export const POD_SUBNET = "10.244.0.0/24";
 /** The bridge's address: the node's address, and where the host serves what pods need. */
@@ -34,12 +34,12 @@ export const NODE_IP = "10.244.0.1";
 export const PAUSE_IMAGE = "localhost/browserfleet/pause:test";
 const CNI_BIN = ["/usr/lib/cni", "/opt/cni/bin"].find((d) => existsSync(join(d, "bridge"))) ?? "/usr/lib/cni";
 
-/** Build the kubelet and kube-proxy when missing (scripts/k8s-tools.sh node; cached in .tools/bin). */
+/** Build the kubelet, kube-proxy and CoreDNS when missing (scripts/k8s-tools.sh node; cached in .tools/bin). */
 export async function ensureNodeTools(timeoutMs = 60 * 60_000): Promise<void> {
   if (NODE_TOOLS.every((n) => existsSync(tool(n)))) return;
   const started = Date.now();
   process.stderr.write(
-    "building the kubelet and kube-proxy with scripts/k8s-tools.sh node; cached in .tools/\n",
+    "building the kubelet, kube-proxy and CoreDNS with scripts/k8s-tools.sh node; cached in .tools/\n",
   );
   await run(join(ROOT, "scripts/k8s-tools.sh"), ["node"], { timeoutMs, inherit: true });
   process.stderr.write(`node tools built in ${Math.round((Date.now() - started) / 1000)} s\n`);
@@ -302,6 +302,33 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
     const kubeconfig = await cluster.kubeconfigFor(cluster.token, "node");
     const kubeletDir = join(dir, "kubelet");
     await mkdir(kubeletDir, { recursive: true });
+    // The cluster's DNS: CoreDNS (built from its Go module) on the node's address, answering for Services
+    // and pods from the API server; the kubelet points every pod's resolv.conf at it. Names outside the
+    // cluster get NXDOMAIN: this network has no upstream.
+    await writeFile(
+      join(dir, "Corefile"),
+      [
+        "cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {",
+        `  bind ${NODE_IP}`,
+        "  errors",
+        "  kubernetes cluster.local in-addr.arpa ip6.arpa {",
+        `    kubeconfig ${kubeconfig}`,
+        "    pods insecure",
+        "    fallthrough in-addr.arpa ip6.arpa",
+        "    ttl 5",
+        "  }",
+        "}",
+        ".:53 {",
+        `  bind ${NODE_IP}`,
+        "  template ANY ANY {",
+        "    rcode NXDOMAIN",
+        "  }",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const dns = startProc("coredns", tool("coredns"), ["-conf", join(dir, "Corefile")]);
+    procs.push(dns);
     await writeFile(
       join(dir, "kubelet.yaml"),
       JSON.stringify({
@@ -329,6 +356,8 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         imageGCLowThresholdPercent: 99,
         serializeImagePulls: false,
         resolvConf: "/etc/resolv.conf",
+        clusterDNS: [NODE_IP],
+        clusterDomain: "cluster.local",
         nodeStatusUpdateFrequency: "2s",
         syncFrequency: "5s",
         fileCheckFrequency: "5s",

@@ -13,6 +13,7 @@
  * plugins, no Go to build the kubelet, no podman for the images).
  */
 import assert from "node:assert/strict";
+import { Resolver } from "node:dns/promises";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,9 +114,11 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     const natsRelay = await relay(Number(new URL(nats.url).port));
     const pgRelay = await relay(Number(new URL(pg.url).port));
     closers.push(natsRelay.close, pgRelay.close);
+    // Pods reach them by Service name (CoreDNS on the node answers; kube-proxy routes the ClusterIP to the
+    // endpoint the test names), as they would reach the chart's own NATS and PostgreSQL.
     const podDbUrl = new URL(pg.url);
-    podDbUrl.hostname = NODE_IP;
-    podDbUrl.port = String(pgRelay.port);
+    podDbUrl.hostname = "bf-postgres";
+    podDbUrl.port = "5432";
     const { accountId } = await createAccount(pg.database.db, { balanceMicros: 100_000_000 });
     key = (await issueKey(pg.database.db, accountId, "real-node")).key;
 
@@ -123,6 +126,22 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     phase("control plane up");
     node = await startRealNode(cluster, join(dir, "node"));
     phase("node Ready");
+    const outside = async (name: string, port: number, target: number) => {
+      const svc = await cluster.api("POST", `/api/v1/namespaces/${NS}/services`, {
+        metadata: { name },
+        spec: { ports: [{ name: "main", port, targetPort: target, protocol: "TCP" }] },
+      });
+      assert.equal(svc.status, 201, JSON.stringify(svc.body));
+      const slice = await cluster.api("POST", `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, {
+        metadata: { name: `${name}-outside`, labels: { "kubernetes.io/service-name": name } },
+        addressType: "IPv4",
+        endpoints: [{ addresses: [NODE_IP], conditions: { ready: true } }],
+        ports: [{ name: "main", port: target, protocol: "TCP" }],
+      });
+      assert.equal(slice.status, 201, JSON.stringify(slice.body));
+    };
+    await outside("bf-nats", 4222, natsRelay.port);
+    await outside("bf-postgres", 5432, pgRelay.port);
     await buildPauseImage(dir);
     for (const ref of [PAUSE_IMAGE, ...(Object.keys(PROGRAMS) as Program[]).map((p) => imageName(p))]) {
       await node.importImage(ref);
@@ -155,7 +174,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         // Chromium sandboxed under the chart's profile, which its DaemonSet writes where this kubelet reads.
         sandbox: { seccompRoot: node.seccompDir },
       },
-      nats: { url: `nats://${natsRelay.url}` },
+      nats: { url: "nats://bf-nats:4222" },
       postgres: { url: podDbUrl.href },
     };
     await writeFile(join(dir, "values.yaml"), yaml.dump(values));
@@ -232,6 +251,21 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       localhostProfile: "browserfleet/chromium-v1.json",
     });
     assert.equal(sample(metrics, "fleet_chromium_sandbox"), 1);
+  });
+
+  it("resolves Services by name with the cluster's DNS, which the pods use", async () => {
+    const dns = new Resolver();
+    dns.setServers([NODE_IP]);
+    for (const name of ["bf-nats", "bf-postgres", `${RELEASE}-browserfleet-api`]) {
+      const svc = await get(`/api/v1/namespaces/${NS}/services/${name}`);
+      assert.deepEqual(await dns.resolve4(`${name}.${NS}.svc.cluster.local`), [svc.spec.clusterIP], name);
+    }
+    await assert.rejects(dns.resolve4(`nothing-here.${NS}.svc.cluster.local`), /ENOTFOUND/);
+    // The pods reached NATS and PostgreSQL by those names: the api says both are up.
+    const api = await get(`/api/v1/namespaces/${NS}/services/${RELEASE}-browserfleet-api`);
+    const ready = await fetch(`http://${api.spec.clusterIP}:${api.spec.ports[0].port}/readyz`);
+    const body = (await ready.json()) as { nats: boolean; database: boolean };
+    assert.deepEqual([body.nats, body.database], [true, true]);
   });
 
   it("scrapes a page through the api Service", async () => {
