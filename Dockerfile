@@ -99,3 +99,20 @@ USER 10001:10001
 EXPOSE 9464
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--enable-source-maps", "dist/main.mjs"]
+
+# PostgreSQL for the chart's in-cluster database where no registry image can be pulled (npm run test:node):
+# Debian's package, configured as the official image is (POSTGRES_USER, POSTGRES_DB, POSTGRES_PASSWORD,
+# PGDATA; scripts/postgres-entrypoint.sh). It runs as uid 70, the chart's runAsUser (the official Alpine
+# image's): initdb needs a user of that id. Built only when asked: `npm run images -- postgres`.
+FROM ${NODE_IMAGE} AS postgres
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-15 \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
+ && groupmod -g 70 postgres && usermod -u 70 -g 70 postgres \
+ && mkdir -p /var/run/postgresql /var/lib/postgresql/data \
+ && chown -R 70:70 /var/run/postgresql /var/lib/postgresql
+COPY scripts/postgres-entrypoint.sh /usr/local/bin/postgres-entrypoint.sh
+ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
+USER 70:70
+EXPOSE 5432
+ENTRYPOINT ["/usr/local/bin/postgres-entrypoint.sh"]

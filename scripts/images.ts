@@ -33,6 +33,13 @@ export const PROGRAMS = {
   operator: "operator",
 } as const;
 export type Program = keyof typeof PROGRAMS;
+/**
+ * Services the chart can run in the cluster from public images, built here only when asked, for machines
+ * that cannot pull them (the real-node test): `npm run images -- postgres`.
+ */
+export const SERVICES = { postgres: "postgres" } as const;
+export type Target = Program | keyof typeof SERVICES;
+const TARGETS: Record<Target, string> = { ...PROGRAMS, ...SERVICES };
 
 /** The Node major every image runs; its newest release on the npm registry is taken. */
 export const NODE_MAJOR = 24;
@@ -49,7 +56,7 @@ export function chartTag(): string {
   return v;
 }
 
-export function imageName(program: Program, tag = chartTag()): string {
+export function imageName(program: Target, tag = chartTag()): string {
   return `localhost/browserfleet/${program}:${tag}`;
 }
 
@@ -231,7 +238,7 @@ function buildTrustArgs(): string[] {
 }
 
 /** Build one program's image (its target of the Dockerfile) on `base`; tagged for the chart and for skaffold. */
-export function buildImage(program: Program, base: string, tag = chartTag(), quiet = false): void {
+export function buildImage(program: Target, base: string, tag = chartTag(), quiet = false): void {
   const started = Date.now();
   must(
     `podman build of ${program}`,
@@ -247,7 +254,7 @@ export function buildImage(program: Program, base: string, tag = chartTag(), qui
         "-f",
         DOCKERFILE,
         "--target",
-        PROGRAMS[program],
+        TARGETS[program],
         "-t",
         imageName(program, tag),
         "-t",
@@ -279,7 +286,7 @@ export function describeImage(ref: string): { size: number; node: string } {
 
 /** Build the images; `quiet` keeps podman's output back unless a build fails (for tests). */
 export function buildImages(
-  programs: Program[] = Object.keys(PROGRAMS) as Program[],
+  programs: Target[] = Object.keys(PROGRAMS) as Program[],
   opts: { quiet?: boolean } = {},
 ): void {
   const started = Date.now();
@@ -295,10 +302,10 @@ export function buildImages(
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const asked = process.argv.slice(2);
-  const unknown = asked.filter((a) => !(a in PROGRAMS));
+  const unknown = asked.filter((a) => !(a in TARGETS));
   if (unknown.length > 0) {
     console.error(
-      `images: unknown image ${unknown.join(", ")}; choose from ${Object.keys(PROGRAMS).join(", ")}`,
+      `images: unknown image ${unknown.join(", ")}; choose from ${Object.keys(TARGETS).join(", ")}`,
     );
     process.exit(2);
   }
@@ -309,7 +316,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exit(1);
   }
   try {
-    buildImages(asked.length > 0 ? (asked as Program[]) : undefined);
+    buildImages(asked.length > 0 ? (asked as Target[]) : undefined);
   } catch (err) {
     console.error(`images: ${(err as Error).message}`);
     process.exit(1);

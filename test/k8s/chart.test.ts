@@ -116,6 +116,10 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "bf-chart-"));
     await writeFile(join(dir, "non-default.yaml"), yaml.dump(NON_DEFAULT));
+    await writeFile(
+      join(dir, "cnpg.yaml"),
+      yaml.dump({ postgres: { existingSecret: "fleet-db-app", existingSecretKey: "uri" } }),
+    );
     cluster = await startKubeCluster({ nodes: 1 });
     const crd = yaml.load(readFileSync(CRD_FILE, "utf8"));
     schemaLocation = await writeKubeconformSchemas(
@@ -171,10 +175,44 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     );
   });
 
+  it("takes PostgreSQL from an operator's Secret (CloudNativePG's <cluster>-app, key uri)", async () => {
+    const file = join(dir, "cnpg.yaml");
+    await writeFile(
+      file,
+      yaml.dump({ postgres: { existingSecret: "fleet-db-app", existingSecretKey: "uri" } }),
+    );
+    const list = docs(await render("fleet", file));
+    assert.ok(
+      !list.some((d) => d.kind === "StatefulSet" && d.metadata.name.endsWith("-postgres")),
+      "no in-cluster PostgreSQL",
+    );
+    assert.ok(!list.some((d) => d.kind === "Secret" && d.metadata.name.endsWith("-postgres")));
+    for (const program of ["api", "jobs"]) {
+      const c = list.find((d) => d.kind === "Deployment" && d.metadata.name.endsWith(`-${program}`)).spec
+        .template.spec.containers[0];
+      assert.deepEqual(
+        c.env.find((e: Obj) => e.name === "DATABASE_URL").valueFrom,
+        { secretKeyRef: { name: "fleet-db-app", key: "uri" } },
+        program,
+      );
+      // Only that key: the rest of the operator's Secret (password, host, ...) stays out of the pod.
+      assert.ok(!c.envFrom.some((e: Obj) => e.secretRef?.name === "fleet-db-app"), program);
+    }
+    // A Secret with DATABASE_URL is taken whole, as before.
+    const whole = join(dir, "db-secret.yaml");
+    await writeFile(whole, yaml.dump({ postgres: { existingSecret: "my-db" } }));
+    const api = docs(await render("fleet", whole)).find(
+      (d) => d.kind === "Deployment" && d.metadata.name.endsWith("-api"),
+    ).spec.template.spec.containers[0];
+    assert.ok(api.envFrom.some((e: Obj) => e.secretRef?.name === "my-db"));
+    assert.ok(!api.env.some((e: Obj) => e.name === "DATABASE_URL"));
+  });
+
   it("renders only valid manifests (kubeconform -strict, Kubernetes schemas + our CRD)", async () => {
     for (const [name, valuesFile] of [
       ["default", undefined],
       ["non-default", join(dir, "non-default.yaml")],
+      ["cloudnativepg", join(dir, "cnpg.yaml")],
     ] as const) {
       const text = await render("fleet", valuesFile);
       const file = join(dir, `rendered-${name}.yaml`);

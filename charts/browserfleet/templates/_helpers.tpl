@@ -32,6 +32,25 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- default (printf "%s-postgres" (include "bf.fullname" .)) .Values.postgres.existingSecret -}}
 {{- end -}}
 
+{{- /* A Secret of the operator's own whose key is not DATABASE_URL (CloudNativePG's <cluster>-app: uri). */}}
+{{- define "bf.postgresSecretKey" -}}
+{{- if .Values.postgres.existingSecret -}}{{ default "DATABASE_URL" .Values.postgres.existingSecretKey }}{{- else -}}DATABASE_URL{{- end -}}
+{{- end -}}
+
+{{- /* DATABASE_URL for the api and jobs: from one key of that Secret, else the whole Secret (envFrom). */}}
+{{- define "bf.postgresEnv" -}}
+{{- if ne (include "bf.postgresSecretKey" .) "DATABASE_URL" }}
+- name: DATABASE_URL
+  valueFrom: { secretKeyRef: { name: {{ .Values.postgres.existingSecret }}, key: {{ include "bf.postgresSecretKey" . }} } }
+{{- end }}
+{{- end -}}
+
+{{- define "bf.postgresEnvFrom" -}}
+{{- if eq (include "bf.postgresSecretKey" .) "DATABASE_URL" }}
+- secretRef: { name: {{ include "bf.postgresSecret" . }} }
+{{- end }}
+{{- end -}}
+
 {{- define "bf.internalNats" -}}
 {{- and .Values.nats.internal.enabled (not .Values.nats.url) (not .Values.nats.existingSecret) -}}
 {{- end -}}

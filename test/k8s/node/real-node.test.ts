@@ -1,27 +1,30 @@
 /**
  * The chart on a real node: a kubelet (containerd + runc), with kube-proxy, joined to the control plane
  * the other Kubernetes tests start; the images `npm run images` builds, copied into containerd; the chart
- * installed with `helm install`. NATS and PostgreSQL run beside the node (the chart's in-cluster ones use
- * public images this machine cannot pull), reached by the pods through the node's address.
+ * installed with `helm install`. NATS runs beside the node (the chart's in-cluster one uses a public image
+ * this machine cannot pull), reached by name through the cluster's DNS. PostgreSQL is the chart's own, from
+ * the postgres image built here (`npm run images -- postgres`), on a local PersistentVolume the test makes.
  *
  * Proves: every workload becomes Ready through the chart's own probes, run by the kubelet; a scrape
  * through the api Service (its ClusterIP, routed by kube-proxy) returns the page; a JetStream backlog
  * makes the operator add real browser pods, which take tasks; scaling down drains the idle pods and
- * keeps the one holding a live session, which still answers.
+ * keeps the one holding a live session, which still answers; the PostgreSQL pod deleted comes back on its
+ * volume with every ledger row.
  *
  * `npm run test:node`. Skips, saying why, where a real node cannot run (not root, no containerd/runc/CNI
  * plugins, no Go to build the kubelet, no podman for the images).
  */
 import assert from "node:assert/strict";
 import { Resolver } from "node:dns/promises";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createAccount, issueKey } from "@browserfleet/billing";
 import { type LocalNats, startLocalNats } from "@browserfleet/bus";
+import { connectDb, type Database } from "@browserfleet/db";
 import yaml from "js-yaml";
-import { buildImages, imageName, PROGRAMS, type Program } from "../../../scripts/images.ts";
+import { buildImages, imageName, PROGRAMS, type Program, type Target } from "../../../scripts/images.ts";
 import { sample } from "../../containers/podman.ts";
 import { type FixtureSite, startFixtureSite } from "../../fixture-site/server.ts";
 import {
@@ -34,7 +37,6 @@ import {
   tool,
   waitFor,
 } from "../../helpers/kube.ts";
-import { startTestPostgres, type TestPostgres } from "../../helpers/postgres.ts";
 import {
   buildPauseImage,
   ensureBridge,
@@ -59,7 +61,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   let dir: string;
   let site: FixtureSite;
   let nats: LocalNats;
-  let pg: TestPostgres;
+  /** The chart's in-cluster PostgreSQL, reached from the host through its Service's ClusterIP. */
+  let db: Database | undefined;
   let cluster: KubeCluster;
   let node: RealNode;
   let key: string;
@@ -105,22 +108,16 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     const started = Date.now();
     const phase = (what: string) =>
       process.stderr.write(`[real node] ${what} at ${Math.round((Date.now() - started) / 1000)} s\n`);
-    buildImages(undefined, { quiet: true });
+    // The programs, and PostgreSQL for the chart's in-cluster database.
+    const images: Target[] = [...(Object.keys(PROGRAMS) as Program[]), "postgres"];
+    buildImages(images, { quiet: true });
     phase("images built");
     dir = await mkdtemp(join(tmpdir(), "bf-node-"));
     removeBridge = await ensureBridge();
     site = await startFixtureSite({ host: NODE_IP });
-    [nats, pg] = await Promise.all([startLocalNats({ dataDir: join(dir, "nats") }), startTestPostgres()]);
+    nats = await startLocalNats({ dataDir: join(dir, "nats") });
     const natsRelay = await relay(Number(new URL(nats.url).port));
-    const pgRelay = await relay(Number(new URL(pg.url).port));
-    closers.push(natsRelay.close, pgRelay.close);
-    // Pods reach them by Service name (CoreDNS on the node answers; kube-proxy routes the ClusterIP to the
-    // endpoint the test names), as they would reach the chart's own NATS and PostgreSQL.
-    const podDbUrl = new URL(pg.url);
-    podDbUrl.hostname = "bf-postgres";
-    podDbUrl.port = "5432";
-    const { accountId } = await createAccount(pg.database.db, { balanceMicros: 100_000_000 });
-    key = (await issueKey(pg.database.db, accountId, "real-node")).key;
+    closers.push(natsRelay.close);
 
     cluster = await startKubeCluster({ nodes: 0, address: NODE_IP });
     phase("control plane up");
@@ -140,10 +137,44 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       });
       assert.equal(slice.status, 201, JSON.stringify(slice.body));
     };
+    // Pods reach NATS by Service name (CoreDNS on the node answers; kube-proxy routes the ClusterIP to the
+    // endpoint the test names), as they would reach the chart's own.
     await outside("bf-nats", 4222, natsRelay.port);
-    await outside("bf-postgres", 5432, pgRelay.port);
+    // The chart's PostgreSQL claims a volume of this class: a local PersistentVolume on the node (what a
+    // provisioner would make), kept across pods. Its folder belongs to the postgres user (70), as fsGroup
+    // does not apply to local volumes.
+    const volume = join(dir, "volumes", "postgres");
+    await mkdir(volume, { recursive: true });
+    await chown(volume, 70, 70);
+    const created = await Promise.all([
+      cluster.api("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+        metadata: { name: "bf-local" },
+        provisioner: "kubernetes.io/no-provisioner",
+        volumeBindingMode: "WaitForFirstConsumer",
+      }),
+      cluster.api("POST", "/api/v1/persistentvolumes", {
+        metadata: { name: "bf-postgres-data" },
+        spec: {
+          capacity: { storage: "2Gi" },
+          accessModes: ["ReadWriteOnce"],
+          persistentVolumeReclaimPolicy: "Retain",
+          storageClassName: "bf-local",
+          local: { path: volume },
+          nodeAffinity: {
+            required: {
+              nodeSelectorTerms: [
+                {
+                  matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [node.name] }],
+                },
+              ],
+            },
+          },
+        },
+      }),
+    ]);
+    for (const c of created) assert.equal(c.status, 201, JSON.stringify(c.body));
     await buildPauseImage(dir);
-    for (const ref of [PAUSE_IMAGE, ...(Object.keys(PROGRAMS) as Program[]).map((p) => imageName(p))]) {
+    for (const ref of [PAUSE_IMAGE, ...images.map((p) => imageName(p))]) {
       await node.importImage(ref);
       phase(`imported ${ref}`);
     }
@@ -175,7 +206,14 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         sandbox: { seccompRoot: node.seccompDir },
       },
       nats: { url: "nats://bf-nats:4222" },
-      postgres: { url: podDbUrl.href },
+      postgres: {
+        internal: {
+          enabled: true,
+          image: imageName("postgres"),
+          storage: "1Gi",
+          storageClassName: "bf-local",
+        },
+      },
     };
     await writeFile(join(dir, "values.yaml"), yaml.dump(values));
     await run(
@@ -194,15 +232,38 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       { timeoutMs: 300_000 },
     );
     phase("chart installed");
+    // The api makes the schema once the database is up; then the test's account goes in.
+    await waitFor(
+      "the api to be ready",
+      async () => {
+        const d = await get(`/apis/apps/v1/namespaces/${NS}/deployments/${RELEASE}-browserfleet-api`);
+        return d.status?.readyReplicas === 1;
+      },
+      600_000,
+      1000,
+    );
+    db = await connectPostgres();
+    const { accountId } = await createAccount(db.db, { balanceMicros: 100_000_000 });
+    key = (await issueKey(db.db, accountId, "real-node")).key;
+    phase("account made in the chart's PostgreSQL");
   });
+
+  /** The chart's database from the host: its Secret's URL, with the Service's ClusterIP for its name. */
+  async function connectPostgres(): Promise<Database> {
+    const secret = await get(`/api/v1/namespaces/${NS}/secrets/${RELEASE}-browserfleet-postgres`);
+    const url = new URL(Buffer.from(secret.data.DATABASE_URL, "base64").toString());
+    const svc = await get(`/api/v1/namespaces/${NS}/services/${RELEASE}-browserfleet-postgres`);
+    url.hostname = svc.spec.clusterIP;
+    return connectDb(url.href, { max: 2, name: "real-node-test" });
+  }
 
   after(async () => {
     if (process.env.BF_NODE_LOGS && node) console.log(node.logs());
     await node?.stop();
     await cluster?.stop();
     for (const close of closers) await close();
+    await db?.close();
     await nats?.stop();
-    await pg?.stop();
     await site?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
     await removeBridge?.();
@@ -235,8 +296,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       1000,
     );
     const all = (await get(`/api/v1/namespaces/${NS}/pods`)).items as Json[];
-    // api, jobs, operator, the seccomp profile's installer and one browser pod.
-    assert.equal(all.length, 5, all.map((p) => p.metadata.name).join(", "));
+    // api, jobs, operator, PostgreSQL, the seccomp profile's installer and one browser pod.
+    assert.equal(all.length, 6, all.map((p) => p.metadata.name).join(", "));
     for (const pod of all) {
       assert.equal(pod.spec.nodeName, node.name, pod.metadata.name);
       assert.ok(isReady(pod), `${pod.metadata.name} Ready`);
@@ -256,7 +317,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   it("resolves Services by name with the cluster's DNS, which the pods use", async () => {
     const dns = new Resolver();
     dns.setServers([NODE_IP]);
-    for (const name of ["bf-nats", "bf-postgres", `${RELEASE}-browserfleet-api`]) {
+    for (const name of ["bf-nats", `${RELEASE}-browserfleet-postgres`, `${RELEASE}-browserfleet-api`]) {
       const svc = await get(`/api/v1/namespaces/${NS}/services/${name}`);
       assert.deepEqual(await dns.resolve4(`${name}.${NS}.svc.cluster.local`), [svc.spec.clusterIP], name);
     }
@@ -395,5 +456,53 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     assert.equal(done.status, 200, JSON.stringify(done.body).slice(0, 1000));
     assert.match(done.body.data.markdown, /Welcome, ada/);
     assert.equal((await call("DELETE", `/web/v1/session/${sessionId}`)).status, 200);
+  });
+
+  it("keeps every ledger row when the PostgreSQL pod is deleted: it comes back on its volume", async () => {
+    const rows = async (d: Database) =>
+      (
+        await d.sql<{ id: string; amount: string }[]>`
+        select id::text, amount_micros::text as amount from ledger_entries order by id`
+      ).map((r) => `${r.id} ${r.amount}`);
+    const pvc = await get(
+      `/api/v1/namespaces/${NS}/persistentvolumeclaims/data-${RELEASE}-browserfleet-postgres-0`,
+    );
+    assert.equal(pvc.spec.volumeName, "bf-postgres-data", "the claim is bound to the node's volume");
+    const charged = await call("POST", "/web/v1/scrape", { url: siteUrl("/article"), formats: ["markdown"] });
+    assert.equal(charged.status, 200, JSON.stringify(charged.body).slice(0, 1000));
+    const before = await rows(db!);
+    assert.ok(before.length >= 3, `the ledger holds the test's money: ${before.length} rows`);
+    const name = `${RELEASE}-browserfleet-postgres-0`;
+    const old = await get(`/api/v1/namespaces/${NS}/pods/${name}`);
+    assert.equal((await cluster.api("DELETE", `/api/v1/namespaces/${NS}/pods/${name}`)).status, 200);
+    await waitFor(
+      "PostgreSQL back in a new pod",
+      async () => {
+        const p = await get(`/api/v1/namespaces/${NS}/pods/${name}`);
+        return p.metadata?.uid !== old.metadata.uid && isReady(p);
+      },
+      300_000,
+      1000,
+    );
+    await db?.close();
+    db = await connectPostgres();
+    const fresh = db;
+    // kube-proxy follows the Service to the new pod's address a moment after the pod is Ready.
+    const now = await waitFor(
+      "PostgreSQL through its Service",
+      () => rows(fresh).catch(() => undefined),
+      60_000,
+      500,
+    );
+    assert.deepEqual(now.slice(0, before.length), before, "every row written before is still there");
+    // The api's pool reconnects by itself and charges again.
+    await waitFor(
+      "a paid scrape after the restart",
+      async () =>
+        (await call("POST", "/web/v1/scrape", { url: siteUrl("/article"), formats: ["markdown"] })).status ===
+        200,
+      180_000,
+      1000,
+    );
   });
 });
