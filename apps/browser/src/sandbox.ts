@@ -70,26 +70,30 @@ export function decideSandbox(input: {
 export function sandboxPlan(setting: SandboxSetting, userName: string | undefined): SandboxPlan {
   const isRoot = process.getuid?.() === 0;
   // As root without a user named, Chromium runs as nobody where there is one.
-  const user = !isRoot || setting === "off" ? undefined : userName ? lookUpUser(userName) : idsOf("nobody");
+  const user =
+    !isRoot || setting === "off" ? undefined : userName ? lookUpUser(userName) : unprivileged("nobody");
   return decideSandbox({ setting, isRoot, user, probe: probeNamespaces });
 }
 
+/** The user's ids, from `id`; undefined when there is no such user. */
 function idsOf(name: string): SandboxUser | undefined {
   const ids = (flag: string) => spawnSync("id", [flag, name], { encoding: "utf8" });
   const uid = ids("-u");
   const gid = ids("-g");
   if (uid.status !== 0 || gid.status !== 0) return undefined;
-  const user = { name, uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-  return user.uid === 0 ? undefined : user;
+  return { name, uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
+/** The default user where there is one that is not root. */
+function unprivileged(name: string): SandboxUser | undefined {
+  const user = idsOf(name);
+  return user && user.uid !== 0 ? user : undefined;
+}
+
+/** The user an operator named: refused plainly when missing or root. */
 function lookUpUser(name: string): SandboxUser {
-  const ids = (flag: string) => spawnSync("id", [flag, name], { encoding: "utf8" });
-  const uid = ids("-u");
-  const gid = ids("-g");
-  if (uid.status !== 0 || gid.status !== 0)
-    throw new SandboxUnavailableError(`BROWSER_SANDBOX_USER ${name} is not a user on this machine`);
-  const user = { name, uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  const user = idsOf(name);
+  if (!user) throw new SandboxUnavailableError(`BROWSER_SANDBOX_USER ${name} is not a user on this machine`);
   if (user.uid === 0) throw new SandboxUnavailableError(`BROWSER_SANDBOX_USER ${name} is root`);
   return user;
 }
