@@ -219,6 +219,12 @@ describe("session actions on a live page", () => {
     const inOrder = async (side: string) =>
       (await events(side)).map((e) => e.slice(5)).filter((e) => !e.includes(":select:"));
     assert.deepEqual(await inOrder("ours"), await inOrder("fill"));
+    // Both sides' select tasks have run once every field has logged one (fill's last one may still be
+    // queued when its fill returns).
+    await page.waitForFunction(
+      (n) => (window as unknown as { log: string[] }).log.filter((e) => e.includes(":select:")).length >= n,
+      kinds.length * 2,
+    );
     const selects = async (side: string) =>
       (await events(side)).map((e) => e.slice(5)).filter((e) => e.includes(":select:"));
     assert.deepEqual(await selects("ours"), await selects("fill"));
