@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startApi } from "@browserfleet/api";
-import { createAccount, getAccount, issueKey, reapExpiredHolds } from "@browserfleet/billing";
 import { type BrowserWorker, startBrowserWorker } from "@browserfleet/browser";
 import { freePort, type LocalNats, startLocalNats } from "@browserfleet/bus";
 import { type Config, loadConfig } from "@browserfleet/config";
@@ -25,6 +24,7 @@ import {
   startLocalPostgres,
 } from "@browserfleet/db";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
+import { type PaidLoad, paidLoad, report } from "../helpers/paid-load.ts";
 import { killHard, spawnProgram } from "../helpers/programs.ts";
 
 const ALLOW = "127.0.0.1/32";
@@ -53,6 +53,7 @@ before(async () => {
     FLEET_ALLOW_PRIVATE: ALLOW,
     DATA_DIR: join(dir, "data"),
   });
+  load = paidLoad(db, site.url, BALANCE);
   worker = await startBrowserWorker({
     natsUrl: nats.url,
     slots: 3,
@@ -72,166 +73,33 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Outcome {
-  accountId: string;
-  requestId: string;
-  status: number;
-  chargedMicros: number;
-  started: number;
-  ms: number;
-}
-
-let calls = 0;
+let load: PaidLoad;
 const startApiHere = () => startApi({ ...config, NATS_URL: nats.url, DATABASE_URL: pg.url });
 
-async function newAccounts(n: number) {
-  const out: { key: string; accountId: string }[] = [];
-  for (let i = 0; i < n; i++) {
-    const { accountId } = await createAccount(db.db, { balanceMicros: BALANCE });
-    const { key } = await issueKey(db.db, accountId, "faults");
-    out.push({ key, accountId });
-  }
-  return out;
-}
-
-/**
- * Callers scraping without pause until `fault` has run and `tailMs` more passed: rendered pages (a fresh
- * URL each time) and cached ones (maxAge), each account in turn.
- */
-async function underLoad(
-  api: { url: string },
-  accounts: { key: string; accountId: string }[],
-  fault: () => Promise<void>,
-  tailMs = 1_500,
-): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  let running = true;
-  let n = 0;
-  const caller = async (c: number) => {
-    while (running) {
-      const i = n++;
-      const { key, accountId } = accounts[(c + i) % accounts.length] as { key: string; accountId: string };
-      const cached = i % 2 === 0;
-      const body = cached
-        ? { url: `${site.url}/article`, formats: ["markdown"], maxAge: 600_000 }
-        : { url: `${site.url}/article?n=${i}`, formats: ["markdown", "links"] };
-      const started = performance.now();
-      const requestId = `load-${process.pid}-${calls++}`;
-      try {
-        const res = await fetch(`${api.url}/web/v1/scrape`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            authorization: `Bearer ${key}`,
-            "x-request-id": requestId,
-          },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(60_000),
-        });
-        await res.arrayBuffer();
-        const charged = res.headers.get("x-charged-usd");
-        outcomes.push({
-          accountId,
-          requestId,
-          status: res.status,
-          chargedMicros:
-            res.status === 200 && charged ? Math.round(Number(charged.replace("$", "")) * 1e6) : 0,
-          started,
-          ms: performance.now() - started,
-        });
-      } catch {
-        outcomes.push({
-          accountId,
-          requestId,
-          status: 0,
-          chargedMicros: 0,
-          started,
-          ms: performance.now() - started,
-        });
-        // As a client would: not at once again against a server that is not there.
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  };
-  const callers = Array.from({ length: 6 }, (_, c) => caller(c));
-  // Some answered calls before the fault, so it strikes with calls and leases in flight.
-  while (outcomes.length < 12) await new Promise((r) => setTimeout(r, 50));
-  await fault();
-  await new Promise((r) => setTimeout(r, tailMs));
-  running = false;
-  await Promise.all(callers);
-  return outcomes;
-}
-
-/**
- * A hold whose call failed in the outage stays open until its TTL, when the reaper refunds it: reaped
- * here as of a second after the last one expires.
- */
-async function reapOpenHolds() {
-  const [last] = await db.sql`select max(expires_at) as at from holds where status = 'open'`;
-  if (last?.at) await reapExpiredHolds(db.db, new Date(new Date(last.at).getTime() + 1_000));
-}
-
-async function assertReconciled(accounts: { accountId: string }[], outcomes: Outcome[], what: string) {
-  await reapOpenHolds();
-  const open = await db.sql`select count(*)::int as n from holds where status = 'open'`;
-  assert.equal(open[0]?.n, 0, "no hold is left open past its TTL");
-  for (const { accountId } of accounts) {
-    const charged = outcomes
-      .filter((o) => o.accountId === accountId)
-      .reduce((s, o) => s + o.chargedMicros, 0);
-    const balance = (await getAccount(db.db, accountId))?.balanceMicros;
-    assert.equal(
-      BALANCE - (balance ?? 0),
-      charged,
-      `${what}: the account paid exactly what its answers were charged`,
-    );
-    const [sum] = await db.sql`
-      select coalesce(sum(amount_micros), 0)::bigint as amount, coalesce(sum(held_micros), 0)::bigint as held
-      from ledger_entries where account_id = ${accountId}`;
-    assert.equal(Number(sum?.amount), balance, `${what}: the ledger sums to the balance`);
-    assert.equal(Number(sum?.held), 0, `${what}: nothing is held`);
-  }
-}
-
-function report(t: { diagnostic(s: string): void }, what: string, outcomes: Outcome[]) {
-  const failed = outcomes.filter((o) => o.status !== 200);
-  const ms = outcomes.map((o) => o.ms).sort((a, b) => a - b);
-  const p99 = ms[Math.min(ms.length - 1, Math.floor(0.99 * ms.length))] ?? 0;
-  const statuses = [...new Set(failed.map((o) => o.status))].sort().join(", ");
-  t.diagnostic(
-    `${what}: ${outcomes.length} calls, error rate ${(failed.length / outcomes.length).toFixed(3)} (${statuses || "none"}), p99 ${p99.toFixed(0)} ms`,
-  );
-  assert.ok(
-    outcomes.some((o) => o.status === 200),
-    `${what}: calls were answered`,
-  );
-}
-
 test("PostgreSQL stopped and started under paid load: every answered call charged once, every failed one nothing", async (t) => {
-  const accounts = await newAccounts(3);
+  const accounts = await load.newAccounts(3);
   const api = await startApiHere();
-  const outcomes = await underLoad(api, accounts, async () => {
+  const outcomes = await load.underLoad(api, accounts, async () => {
     await pg.stop();
     await new Promise((r) => setTimeout(r, 1_500));
     pg = await startPg();
   });
   await api.close(10_000);
   report(t, "PostgreSQL restart", outcomes);
-  await assertReconciled(accounts, outcomes, "PostgreSQL restart");
+  await load.assertReconciled(accounts, outcomes, "PostgreSQL restart");
 });
 
 test("NATS stopped and started under paid load: every answered call charged once, every failed one nothing", async (t) => {
-  const accounts = await newAccounts(3);
+  const accounts = await load.newAccounts(3);
   const api = await startApiHere();
-  const outcomes = await underLoad(api, accounts, async () => {
+  const outcomes = await load.underLoad(api, accounts, async () => {
     await nats.stop();
     await new Promise((r) => setTimeout(r, 1_000));
     nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
   });
   await api.close(10_000);
   report(t, "NATS restart", outcomes);
-  await assertReconciled(accounts, outcomes, "NATS restart");
+  await load.assertReconciled(accounts, outcomes, "NATS restart");
 });
 
 /** What the ledger charged each call, by its request id (a hold's capture, a lease's capture or adjustment, less refunds). */
@@ -244,7 +112,7 @@ async function chargedByRequest(accountIds: string[]): Promise<Map<string, numbe
 }
 
 test("the api killed with kill -9 under paid load and started again: every answered call charged what it said, once; no call refused or failed charged", async (t) => {
-  const accounts = await newAccounts(3);
+  const accounts = await load.newAccounts(3);
   const apiEnv = {
     NATS_URL: nats.url,
     DATABASE_URL: pg.url,
@@ -261,7 +129,7 @@ test("the api killed with kill -9 under paid load and started again: every answe
   let api = await start();
   const target = { url: api.url };
   let killedAt = 0;
-  const outcomes = await underLoad(target, accounts, async () => {
+  const outcomes = await load.underLoad(target, accounts, async () => {
     // Calls charged from balance leases (cached) and calls holding their price (rendered) are in flight.
     killedAt = performance.now();
     await killHard(api.child);
@@ -272,7 +140,7 @@ test("the api killed with kill -9 under paid load and started again: every answe
   await new Promise((r) => api.child.once("exit", r));
   report(t, "api kill -9", outcomes);
   // Holds of calls cut by the kill are refunded at their TTL; then each call's charge is read by its id.
-  await reapOpenHolds();
+  await load.reapOpenHolds();
   const byRequest = await chargedByRequest(accounts.map((a) => a.accountId));
   let cutCharged = 0;
   for (const o of outcomes) {
@@ -286,6 +154,6 @@ test("the api killed with kill -9 under paid load and started again: every answe
       o.chargedMicros = charged;
     } else assert.equal(charged, 0, `${o.requestId} (${o.status}): not charged`);
   }
-  await assertReconciled(accounts, outcomes, "api kill -9");
+  await load.assertReconciled(accounts, outcomes, "api kill -9");
   t.diagnostic(`api kill -9: ${cutCharged} calls cut by the kill had been charged just before`);
 });

@@ -5,6 +5,7 @@
  * the Role is enough, while SubjectAccessReviews show it is no more than needed.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -175,6 +176,51 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     );
   });
 
+  it("in-cluster NATS: a three-server JetStream cluster whose config nats-server takes, the work streams at 3 replicas", async () => {
+    const list = await template();
+    const sts = list.find((d) => d.kind === "StatefulSet" && d.metadata.name === "bf-browserfleet-nats");
+    assert.equal(sts.spec.replicas, 3);
+    assert.equal(sts.spec.podManagementPolicy, "Parallel", "a quorum can only form if they start together");
+    const headless = list.find((d) => d.kind === "Service" && d.metadata.name === sts.spec.serviceName);
+    assert.equal(headless.spec.clusterIP, "None");
+    assert.equal(headless.spec.publishNotReadyAddresses, true);
+    const pdb = list.find((d) => d.kind === "PodDisruptionBudget" && d.metadata.name.endsWith("-nats"));
+    assert.equal(pdb.spec.maxUnavailable, 1);
+    const conf = list.find((d) => d.kind === "ConfigMap" && d.metadata.name === "bf-browserfleet-nats").data[
+      "nats.conf"
+    ] as string;
+    const routes = [...conf.matchAll(/nats:\/\/([^:\s]+):6222/g)].map((m) => m[1]);
+    assert.deepEqual(
+      routes,
+      [0, 1, 2].map((i) => `bf-browserfleet-nats-${i}.bf-browserfleet-nats-headless`),
+    );
+    // nats-server itself takes the rendered file (its -t checks a config and exits).
+    const file = join(dir, "nats.conf");
+    await writeFile(file, conf);
+    const check = spawnSync(process.env.NATS_SERVER_BIN ?? "nats-server", ["-t", "-c", file], {
+      encoding: "utf8",
+      env: { ...process.env, POD_NAME: "bf-browserfleet-nats-0" },
+    });
+    assert.equal(check.status, 0, check.stderr);
+    for (const d of list.filter((d) => d.kind === "Deployment" || d.kind === "BrowserPool")) {
+      const env = d.kind === "BrowserPool" ? d.spec.env : d.spec.template.spec.containers[0].env;
+      if (d.metadata.name.endsWith("-operator")) continue;
+      assert.equal(env.find((e: Obj) => e.name === "NATS_STREAM_REPLICAS")?.value, "3", d.metadata.name);
+    }
+    // One server: no cluster, one copy of each stream, nothing to keep a quorum for.
+    const one = await template("nats.internal.replicas=1");
+    const oneConf = one.find((d) => d.kind === "ConfigMap" && d.metadata.name === "bf-browserfleet-nats")
+      .data["nats.conf"];
+    assert.ok(!oneConf.includes("cluster {"));
+    assert.ok(!one.some((d) => d.kind === "PodDisruptionBudget" && d.metadata.name.endsWith("-nats")));
+    const poolEnv = (l: Obj[]) => l.find((d) => d.kind === "BrowserPool").spec.env as Obj[];
+    assert.equal(poolEnv(one).find((e) => e.name === "NATS_STREAM_REPLICAS")?.value, "1");
+    // An external 3-server cluster says so.
+    const ext = await template("nats.url=nats://nats.messaging:4222", "nats.streamReplicas=3");
+    assert.equal(poolEnv(ext).find((e) => e.name === "NATS_STREAM_REPLICAS")?.value, "3");
+    await assert.rejects(template("nats.internal.replicas=2"), /replicas/);
+  });
+
   it("takes PostgreSQL from an operator's Secret (CloudNativePG's <cluster>-app, key uri)", async () => {
     const file = join(dir, "cnpg.yaml");
     await writeFile(
@@ -288,9 +334,13 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     for (const k of ["ServiceMonitor", "PrometheusRule", "Ingress", "ClusterRole"])
       assert.ok(kinds(other).includes(k), k);
     assert.ok(!kinds(other).includes("StatefulSet"), "external NATS and PostgreSQL");
-    assert.deepEqual(pool.spec.env, [{ name: "CALLER_PROXIES", value: "off" }]);
+    assert.deepEqual(pool.spec.env, [
+      { name: "CALLER_PROXIES", value: "off" },
+      { name: "NATS_STREAM_REPLICAS", value: "3" },
+    ]);
     assert.deepEqual(other.find((d) => d.kind === "BrowserPool").spec.env, [
       { name: "CALLER_PROXIES", value: "on" },
+      { name: "NATS_STREAM_REPLICAS", value: "1" },
       { name: "BROWSER_WARM_CONTEXTS", value: "2" },
       { name: "FLEET_ALLOW_PRIVATE", value: "10.20.0.0/16" },
     ]);
@@ -442,7 +492,10 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     assert.equal(env(def).DATA_DIR, "/tmp/data");
     assert.ok(!Object.keys(env(def)).some((k) => k.startsWith("S3_") || k === "ARTIFACT_TTL_MS"));
     assert.equal(api(def).volumeMounts.find((m: Obj) => m.mountPath === "/tmp").name, "tmp");
-    assert.ok(!def.some((d) => d.kind === "PodDisruptionBudget"), "one replica: no PDB to block drains");
+    assert.ok(
+      !def.some((d) => d.kind === "PodDisruptionBudget" && d.metadata.name.endsWith("-api")),
+      "one replica: no PDB to block drains",
+    );
 
     // S3: the bucket's values in the environment, the credentials from the given Secret.
     const s3 = docs(await render("fleet", join(dir, "non-default.yaml")));

@@ -100,8 +100,13 @@ export async function startApi(
   await migrateDb(config.DATABASE_URL);
   const database = connectDb(config.DATABASE_URL, { name: "api" });
   const nc = await connectBus({ servers: config.NATS_URL, name: "api" });
-  await ensureTaskQueue(nc, { maxPending: config.TASK_QUEUE_MAX, ackWaitMs: config.TASK_ACK_WAIT_MS });
-  const workers = new WorkerDirectory(nc, await openWorkersBucket(nc));
+  const replicas = config.NATS_STREAM_REPLICAS;
+  await ensureTaskQueue(nc, {
+    maxPending: config.TASK_QUEUE_MAX,
+    ackWaitMs: config.TASK_ACK_WAIT_MS,
+    replicas,
+  });
+  const workers = new WorkerDirectory(nc, await openWorkersBucket(nc, replicas));
   await workers.start();
   const metrics = createApiMetrics({ backlog: () => taskBacklog(nc), slots: () => workers.slots() });
   const cache = new RenderCache({

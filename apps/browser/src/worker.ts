@@ -40,6 +40,8 @@ export interface BrowserWorkerOptions {
   slots: number;
   ackWaitMs: number;
   queueMax: number;
+  /** NATS_STREAM_REPLICAS: copies of the work streams a NATS cluster keeps. */
+  streamReplicas?: number;
   allowPrivate?: string;
   workerId?: string;
   /** wait.until auto's budget when a request sets none (SETTLE_BUDGET_MS). */
@@ -65,6 +67,7 @@ export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorke
     slots: config.BROWSER_SLOTS,
     ackWaitMs: config.TASK_ACK_WAIT_MS,
     queueMax: config.TASK_QUEUE_MAX,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
     allowPrivate: config.FLEET_ALLOW_PRIVATE,
     workerId: config.WORKER_ID,
     settleBudgetMs: config.SETTLE_BUDGET_MS,
@@ -142,9 +145,10 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   metrics.readers.sandboxed = () => chromium.sandbox.on;
   if (warm) metrics.readers.contextsReady = () => warm.size();
   const nc: NatsConnection = await connectBus({ servers: opts.natsUrl, name: workerId });
-  await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs });
-  await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS });
-  const kv = await openWorkersBucket(nc);
+  const replicas = opts.streamReplicas ?? 1;
+  await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs, replicas });
+  await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS, replicas });
+  const kv = await openWorkersBucket(nc, replicas);
   metrics.slotsTotal.set(opts.slots);
 
   const publishState = (busy: number) =>

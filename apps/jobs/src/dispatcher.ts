@@ -1,5 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { encodeJson, runTask, TASK_DUPLICATE_WINDOW_MS, TASK_SUBJECT } from "@browserfleet/bus";
+import {
+  encodeJson,
+  publishDurable,
+  runTask,
+  TASK_DUPLICATE_WINDOW_MS,
+  TASK_SUBJECT,
+} from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import type {
   CrawlRequest,
@@ -28,7 +34,6 @@ import {
 import type { ProfileStore } from "@browserfleet/profiles";
 import { isCacheable, type RenderCache, responseFromCache } from "@browserfleet/render-cache";
 import { linksInMarkdown } from "@browserfleet/site";
-import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { sql } from "drizzle-orm";
 import { type CrawlRules, crawlRules } from "./frontier.ts";
@@ -290,7 +295,7 @@ export class Dispatcher {
     if (!(await claimPage(db.db, pageId, taskId))) return false;
     const task = this.#task(job, pageId, url, taskId, Date.now() + config.JOB_PAGE_TIMEOUT_MS, profileState);
     try {
-      await jetstream(nc).publish(TASK_SUBJECT, encodeJson(task), { msgID: taskId });
+      await publishDurable(nc, TASK_SUBJECT, encodeJson(task), { msgID: taskId });
     } catch (err) {
       await unclaimPage(db.db, pageId, taskId);
       this.#deps.log(`could not queue page ${pageId} of ${job.id}: ${(err as Error).message}`);
@@ -336,7 +341,6 @@ export class Dispatcher {
     const claimed = await claimedPagesSince(db.db, since);
     if (claimed.length === 0) return 0;
     const jobs = new Map((await activeJobs(db.db)).map((j) => [j.id, j]));
-    const js = jetstream(nc);
     let resent = 0;
     for (const page of claimed) {
       const job = jobs.get(page.jobId);
@@ -345,7 +349,7 @@ export class Dispatcher {
       const profile = await this.#profileOf(job);
       if (profile === null) continue;
       const task = this.#task(job, page.id, page.url, page.taskId, deadline, profile);
-      const ack = await js.publish(TASK_SUBJECT, encodeJson(task), { msgID: page.taskId });
+      const ack = await publishDurable(nc, TASK_SUBJECT, encodeJson(task), { msgID: page.taskId });
       if (!ack.duplicate) resent++;
     }
     if (resent > 0)

@@ -88,8 +88,13 @@ export async function startJobs(opts: JobsOptions): Promise<JobsProgram> {
   await migrateDb(opts.databaseUrl);
   const db = connectDb(opts.databaseUrl, { name: "jobs", max: 6 });
   const nc = await connectBus({ servers: opts.natsUrl, name: "jobs" });
-  await ensureTaskQueue(nc, { maxPending: config.TASK_QUEUE_MAX, ackWaitMs: config.TASK_ACK_WAIT_MS });
-  await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS });
+  const replicas = config.NATS_STREAM_REPLICAS;
+  await ensureTaskQueue(nc, {
+    maxPending: config.TASK_QUEUE_MAX,
+    ackWaitMs: config.TASK_ACK_WAIT_MS,
+    replicas,
+  });
+  await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS, replicas });
   const metrics = createJobsMetrics();
   const usage = new UsageRecorder(db.db);
   const crawlRate = new RateWindow(30_000);

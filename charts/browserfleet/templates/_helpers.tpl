@@ -51,6 +51,17 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end -}}
 
+{{- /* Copies of each work stream NATS keeps: nats.streamReplicas, else the in-cluster NATS's servers (at most 3), else 1. */ -}}
+{{- define "bf.natsStreamReplicas" -}}
+{{- if .Values.nats.streamReplicas -}}
+{{- .Values.nats.streamReplicas -}}
+{{- else if eq (include "bf.internalNats" .) "true" -}}
+{{- min 3 (int .Values.nats.internal.replicas) -}}
+{{- else -}}
+1
+{{- end -}}
+{{- end -}}
+
 {{- define "bf.internalNats" -}}
 {{- and .Values.nats.internal.enabled (not .Values.nats.url) (not .Values.nats.existingSecret) -}}
 {{- end -}}

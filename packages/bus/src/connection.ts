@@ -40,6 +40,8 @@ export interface QueueOptions {
   maxPending: number;
   /** How long a worker may hold a task without acking before it is redelivered. */
   ackWaitMs: number;
+  /** Servers of a NATS cluster that keep a copy of the stream (NATS_STREAM_REPLICAS; 1 on one server). */
+  replicas?: number;
 }
 
 /** How long the task stream keeps a task before dropping it unrun. */
@@ -61,6 +63,7 @@ export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): P
     storage: StorageType.File,
     discard: DiscardPolicy.New,
     max_msgs: opts.maxPending,
+    num_replicas: opts.replicas ?? 1,
     max_age: TASK_MAX_AGE_MS * 1e6,
     duplicate_window: TASK_DUPLICATE_WINDOW_MS * 1e6,
   };
@@ -78,7 +81,10 @@ export async function ensureTaskQueue(nc: NatsConnection, opts: QueueOptions): P
  * Create or update the stream that carries job page results, and the jobs program's durable consumer.
  * Results are kept on disk until the jobs program has recorded them (work-queue retention).
  */
-export async function ensureResultsStream(nc: NatsConnection, opts: { ackWaitMs: number }): Promise<void> {
+export async function ensureResultsStream(
+  nc: NatsConnection,
+  opts: { ackWaitMs: number; replicas?: number },
+): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const config = {
     name: RESULTS_STREAM,
@@ -86,6 +92,7 @@ export async function ensureResultsStream(nc: NatsConnection, opts: { ackWaitMs:
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
+    num_replicas: opts.replicas ?? 1,
     max_age: 24 * 3600 * 1e9,
     duplicate_window: 120 * 1e9,
   };

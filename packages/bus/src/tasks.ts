@@ -1,7 +1,7 @@
 import { type BrowserTask, checkReply, type ReplyOf, type TaskKind } from "@browserfleet/contracts";
-import { jetstream } from "@nats-io/jetstream";
 import { createInbox, headers, type NatsConnection } from "@nats-io/transport-node";
 import { decodeJson, encodeJson } from "./codec.ts";
+import { publishDurable } from "./publish.ts";
 import { REPLY_HEADER, START_NOTICE_HEADER, TASK_SUBJECT } from "./subjects.ts";
 
 export class QueueFullError extends Error {
@@ -118,8 +118,21 @@ export async function queueTask<R>(
   const h = headers();
   h.set(REPLY_HEADER, inbox);
   if (startWithin !== undefined) h.set(START_NOTICE_HEADER, "1");
+  let settled = false;
+  result.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
   try {
-    await jetstream(nc).publish(TASK_SUBJECT, encodeJson(task), { headers: h, msgID: task.taskId });
+    await publishDurable(nc, TASK_SUBJECT, encodeJson(task), {
+      headers: h,
+      msgID: task.taskId,
+      giveUp: () => settled,
+    });
   } catch (err) {
     done();
     if (/maximum messages/i.test(String((err as Error).message))) throw new QueueFullError();

@@ -9,8 +9,22 @@ export type { WorkerState };
 
 export const WORKER_TTL_MS = 15_000;
 
-export async function openWorkersBucket(nc: NatsConnection): Promise<KV> {
-  return new Kvm(nc).create(WORKERS_BUCKET, { ttl: WORKER_TTL_MS, history: 1 });
+/**
+ * The workers bucket. The programs that write it (api, worker) name how many servers of a cluster keep
+ * it, and an existing bucket is brought to that many; a reader (the operator) leaves it as it is.
+ */
+export async function openWorkersBucket(nc: NatsConnection, replicas?: number): Promise<KV> {
+  const kv = await new Kvm(nc).create(WORKERS_BUCKET, {
+    ttl: WORKER_TTL_MS,
+    history: 1,
+    replicas: replicas ?? 1,
+  });
+  if (replicas === undefined) return kv;
+  const jsm = await jetstreamManager(nc);
+  const { config } = await jsm.streams.info(`KV_${WORKERS_BUCKET}`);
+  if (config.num_replicas !== replicas)
+    await jsm.streams.update(config.name, { ...config, num_replicas: replicas });
+  return kv;
 }
 
 export async function putWorkerState(kv: KV, state: WorkerState): Promise<void> {

@@ -9,6 +9,11 @@ export const configSchema = z
     PORT: intFrom(8080),
     HOST: z.string().default("0.0.0.0"),
     NATS_URL: z.string().optional(),
+    /**
+     * Servers of the NATS cluster that keep a copy of each work stream (tasks, job results, the workers
+     * bucket): 3 on a 3-server cluster, so losing one server loses no task; 1 on a single server.
+     */
+    NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
     DATA_DIR: z.string().default(".data"),
     /** `npm start`: how long a stop (Ctrl-C, SIGTERM) may take before what still runs is killed. */
     SHUTDOWN_TIMEOUT_MS: intFrom(15_000, 1000),

@@ -1,7 +1,6 @@
-import { encodeJson, RESULTS_SUBJECT } from "@browserfleet/bus";
+import { encodeJson, publishDurable, RESULTS_SUBJECT } from "@browserfleet/bus";
 import type { PageResult, PageTask, TaskReply } from "@browserfleet/contracts";
 import { linksInMarkdown } from "@browserfleet/site";
-import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Browser, Page } from "playwright-core";
 import linksAndTitle from "../injected/generated/links-and-title.ts";
@@ -30,7 +29,7 @@ export async function publishRefusedPage(
   const v = (typeof value === "object" && value !== null ? value : {}) as Partial<Record<string, unknown>>;
   if (typeof v.jobId !== "string" || !Number.isInteger(v.pageId) || typeof v.taskId !== "string") return;
   const result: PageResult = { jobId: v.jobId, pageId: v.pageId as number, taskId: v.taskId, reply };
-  await jetstream(nc).publish(RESULTS_SUBJECT, encodeJson(result), { msgID: v.taskId });
+  await publishDurable(nc, RESULTS_SUBJECT, encodeJson(result), { msgID: v.taskId });
 }
 
 /**
@@ -99,6 +98,6 @@ export async function runPageTask(
     payload = encodeJson(tooLarge);
   }
   // A publish that fails throws: the slot loop naks the task and it runs again later.
-  await jetstream(nc).publish(RESULTS_SUBJECT, payload, { msgID: task.taskId });
+  await publishDurable(nc, RESULTS_SUBJECT, payload, { msgID: task.taskId });
   return reply;
 }
