@@ -234,7 +234,10 @@ export class Dispatcher {
         );
         continue;
       }
-      if (await this.#send(job, pick.pageId, url, profile)) {
+      const outcome = await this.#send(job, pick.pageId, url, profile);
+      // The bus took no task for as long as a publish waits: the rest of the round is left to the next.
+      if (outcome === "unqueued") break;
+      if (outcome === "sent") {
         sent++;
         if (!started.has(job.id) && job.status === "queued") {
           started.add(job.id);
@@ -289,20 +292,26 @@ export class Dispatcher {
     return state;
   }
 
-  async #send(job: JobRow, pageId: number, url: string, profileState?: string): Promise<boolean> {
+  /** "taken": another round claimed the page first; "unqueued": the bus did not take the task. */
+  async #send(
+    job: JobRow,
+    pageId: number,
+    url: string,
+    profileState?: string,
+  ): Promise<"sent" | "taken" | "unqueued"> {
     const { db, config, nc } = this.#deps;
     const taskId = randomUUID();
-    if (!(await claimPage(db.db, pageId, taskId))) return false;
+    if (!(await claimPage(db.db, pageId, taskId))) return "taken";
     const task = this.#task(job, pageId, url, taskId, Date.now() + config.JOB_PAGE_TIMEOUT_MS, profileState);
     try {
       await publishDurable(nc, TASK_SUBJECT, encodeJson(task), { msgID: taskId });
     } catch (err) {
       await unclaimPage(db.db, pageId, taskId);
       this.#deps.log(`could not queue page ${pageId} of ${job.id}: ${(err as Error).message}`);
-      return false;
+      return "unqueued";
     }
     this.#deps.metrics.dispatched.inc({ kind: job.kind });
-    return true;
+    return "sent";
   }
 
   #task(

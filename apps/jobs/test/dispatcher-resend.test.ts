@@ -128,3 +128,49 @@ test("pages claimed before a crash: the unsent task is queued again, a sent or f
   assert.equal(await dispatcher.resendClaimed(), 0, "a second start sends nothing more");
   assert.deepEqual(await drainTasks(), []);
 });
+
+test("with NATS down a round gives up after one page's wait and leaves every page queued; back up, the next round sends them all", async () => {
+  const db = pg.database.db;
+  // Five hosts: one round may start them all (at most CRAWL_HOST_CONCURRENCY per host).
+  const urls = [1, 2, 3, 4, 5].map((i) => `https://down${i}.test/`);
+  const { accountId } = await createAccount(db, { balanceMicros: 1_000_000 });
+  await createJob(db, {
+    id: "job_bus_down",
+    kind: "batch",
+    accountId,
+    request: { urls, formats: ["markdown"] },
+    holdId: "hold_bus_down",
+    pageMicros: 1000,
+    pageLimit: urls.length,
+    pages: urls.map((url) => ({ url, urlKey: url, depth: 0 })),
+    deadlineAt: new Date(Date.now() + 3_600_000),
+    expiresAt: new Date(Date.now() + 7_200_000),
+  });
+  const logged: string[] = [];
+  const dispatcher = new Dispatcher({
+    config: loadConfig({}),
+    db: pg.database,
+    nc,
+    metrics: createJobsMetrics(),
+    log: (m) => logged.push(m),
+    failPage: async () => {},
+    cachedPage: async () => {},
+  });
+  const statuses = async () =>
+    (
+      await db
+        .select({ status: schema.jobPages.status })
+        .from(schema.jobPages)
+        .where(eq(schema.jobPages.jobId, "job_bus_down"))
+    ).map((p) => p.status);
+
+  await nats.stop();
+  assert.equal(await dispatcher.round(), 0);
+  assert.equal(logged.filter((m) => m.startsWith("could not queue")).length, 1, logged.join("\n"));
+  assert.deepEqual(await statuses(), ["queued", "queued", "queued", "queued", "queued"]);
+
+  nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
+  assert.equal(await dispatcher.round(), 5);
+  assert.deepEqual((await statuses()).sort(), Array(5).fill("dispatched"));
+  assert.deepEqual((await drainTasks()).map((t) => t.request.url).sort(), urls, "each page's task once");
+});
