@@ -83,23 +83,6 @@ FROM runtime AS operator
 COPY --from=build /src/dist/operator dist
 EXPOSE 8081
 
-# The browser target installs Chromium before it takes the runtime's /app, so the large Chromium layer
-# depends on the base alone and is not rebuilt when a dependency or a migration changes.
-FROM base AS browser
-# Chromium and fonts from Debian (the worker finds /usr/bin/chromium); tini reaps Chromium's children.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji fonts-noto-cjk tini \
- && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
-COPY --from=runtime /app /app
-# playwright-core with its patch (patches/): the worker loads it from node_modules, and the runtime's copy is
-# installed without patches. The patch gives Chromium a list of languages as Accept-Language (location).
-COPY --from=build /src/node_modules/playwright-core node_modules/playwright-core
-COPY --from=build /src/dist/browser dist
-USER 10001:10001
-EXPOSE 9464
-ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--enable-source-maps", "dist/main.mjs"]
-
 # PostgreSQL for the chart's in-cluster database where no registry image can be pulled (npm run test:node):
 # Debian's package, configured as the official image is (POSTGRES_USER, POSTGRES_DB, POSTGRES_PASSWORD,
 # PGDATA; scripts/postgres-entrypoint.sh). It runs as uid 70, the chart's runAsUser (the official Alpine
@@ -116,3 +99,31 @@ ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
 USER 70:70
 EXPOSE 5432
 ENTRYPOINT ["/usr/local/bin/postgres-entrypoint.sh"]
+
+# nats-server for the chart's in-cluster NATS where no registry image can be pulled (npm run test:node):
+# the static binary built from its Go module (scripts/k8s-tools.sh nats), handed in as the build context
+# nats-bin, on an empty image. The chart runs it with `-c /etc/nats/nats.conf`, as it would the official
+# image. Built only when asked: `npm run images -- nats` (or: podman build --build-context
+# nats-bin=.tools/bin --target nats .).
+FROM scratch AS nats
+COPY --from=nats-bin nats-server /nats-server
+USER 10001:10001
+EXPOSE 4222 6222 8222
+ENTRYPOINT ["/nats-server"]
+
+# The browser target installs Chromium before it takes the runtime's /app, so the large Chromium layer
+# depends on the base alone and is not rebuilt when a dependency or a migration changes.
+FROM base AS browser
+# Chromium and fonts from Debian (the worker finds /usr/bin/chromium); tini reaps Chromium's children.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-color-emoji fonts-noto-cjk tini \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
+COPY --from=runtime /app /app
+# playwright-core with its patch (patches/): the worker loads it from node_modules, and the runtime's copy is
+# installed without patches. The patch gives Chromium a list of languages as Accept-Language (location).
+COPY --from=build /src/node_modules/playwright-core node_modules/playwright-core
+COPY --from=build /src/dist/browser dist
+USER 10001:10001
+EXPOSE 9464
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--enable-source-maps", "dist/main.mjs"]

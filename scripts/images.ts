@@ -20,7 +20,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CACHE = join(process.env.BROWSERFLEET_TOOLS_DIR ?? join(ROOT, ".tools"), "images");
+const TOOLS = process.env.BROWSERFLEET_TOOLS_DIR ?? join(ROOT, ".tools");
+const CACHE = join(TOOLS, "images");
 
 /** The one Dockerfile, at the repository root. */
 export const DOCKERFILE = "Dockerfile";
@@ -35,9 +36,9 @@ export const PROGRAMS = {
 export type Program = keyof typeof PROGRAMS;
 /**
  * Services the chart can run in the cluster from public images, built here only when asked, for machines
- * that cannot pull them (the real-node test): `npm run images -- postgres`.
+ * that cannot pull them (the real-node test): `npm run images -- postgres nats`.
  */
-export const SERVICES = { postgres: "postgres" } as const;
+export const SERVICES = { postgres: "postgres", nats: "nats" } as const;
 export type Target = Program | keyof typeof SERVICES;
 const TARGETS: Record<Target, string> = { ...PROGRAMS, ...SERVICES };
 
@@ -240,6 +241,9 @@ function buildTrustArgs(): string[] {
 /** Build one program's image (its target of the Dockerfile) on `base`; tagged for the chart and for skaffold. */
 export function buildImage(program: Target, base: string, tag = chartTag(), quiet = false): void {
   const started = Date.now();
+  // nats-server is a static Go binary, built from its module first and handed in as a build context.
+  const contexts =
+    program === "nats" ? ["--build-context", `nats-bin=${natsServerBinaryDir()}`] : ([] as string[]);
   must(
     `podman build of ${program}`,
     podman(
@@ -249,6 +253,7 @@ export function buildImage(program: Target, base: string, tag = chartTag(), quie
         "--layers",
         ...ulimitArgs(),
         ...buildTrustArgs(),
+        ...contexts,
         "--build-arg",
         `NODE_IMAGE=${base}`,
         "-f",
@@ -267,14 +272,21 @@ export function buildImage(program: Target, base: string, tag = chartTag(), quie
   say(`${imageName(program, tag)} built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-/** Size in bytes and the Node version inside an image. */
-export function describeImage(ref: string): { size: number; node: string } {
+/** The folder holding nats-server, built from its Go module by scripts/k8s-tools.sh when missing. */
+function natsServerBinaryDir(): string {
+  run("bash", [join(ROOT, "scripts/k8s-tools.sh"), "nats"]);
+  return join(TOOLS, "bin");
+}
+
+/** Size in bytes and the Node version inside an image ("none" for an image without Node). */
+export function describeImage(ref: string, withNode = true): { size: number; node: string } {
   const size = Number(
     must(
       "podman image inspect",
       podman(["image", "inspect", "--format", "{{.Size}}", ref], { quiet: true }),
     ).trim(),
   );
+  if (!withNode) return { size, node: "none" };
   const node = must(
     "node --version in the image",
     podman(["run", "--rm", "--network=none", ...ulimitArgs(), "--entrypoint", "node", ref, "--version"], {
@@ -294,7 +306,7 @@ export function buildImages(
   say(`base ${base}`);
   for (const p of programs) buildImage(p, base, chartTag(), opts.quiet);
   for (const p of programs) {
-    const { size, node } = describeImage(imageName(p));
+    const { size, node } = describeImage(imageName(p), p !== "nats");
     say(`${imageName(p)}: Node ${node.replace(/^v/, "")}, ${(size / 1e6).toFixed(0)} MB`);
   }
   say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -7,6 +7,7 @@
 #
 #   scripts/k8s-tools.sh            build whatever is missing
 #   scripts/k8s-tools.sh weed       build only weed
+#   scripts/k8s-tools.sh nats       build only nats-server (for the nats image)
 #   scripts/k8s-tools.sh --print    print the bin folder and the pinned versions
 #
 # Pinned versions (one Kubernetes release; the k8s.io/* staging modules at the matching v0.x).
@@ -18,6 +19,8 @@ KWOK_VERSION="${KWOK_VERSION:-v0.7.0}"
 HELM_VERSION="${HELM_VERSION:-v3.19.5}"
 KUBECONFORM_VERSION="${KUBECONFORM_VERSION:-v0.7.0}"
 COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
+# The chart's in-cluster NATS where no registry image can be pulled (npm run images -- nats).
+NATS_SERVER_VERSION="${NATS_SERVER_VERSION:-v2.15.2}"
 # SeaweedFS has no tagged Go module versions; the proxy serves this pseudo-version (weed reports 4.53).
 SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
 
@@ -173,9 +176,12 @@ case "$what" in
   # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet, kube-proxy and the
   # cluster's DNS (CoreDNS).
   node) build_kube kubelet kube-proxy
-        go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION" ;;
+        go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION"
+        go_install nats-server "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" ;;
+  # nats-server, static, for the nats image (scripts/images.ts).
+  nats) go_install nats-server "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" ;;
   # The S3-compatible store of the artifacts tests (test/helpers/s3-server.ts).
   weed) build_weed ;;
-  *) echo "usage: $0 [all|chart|cluster|node|weed|--print]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|chart|cluster|node|nats|weed|--print]" >&2; exit 2 ;;
 esac
 log "ready in $BIN"

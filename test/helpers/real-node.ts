@@ -10,7 +10,6 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { freePort } from "@browserfleet/bus";
 import {
@@ -74,39 +73,6 @@ export async function ensureBridge(): Promise<() => Promise<void>> {
   return async () => {
     if (!has) await run("ip", ["link", "delete", BRIDGE]).catch(() => {});
     await writeFile("/proc/sys/net/ipv4/ip_forward", forwarding).catch(() => {});
-  };
-}
-
-/** A TCP relay from NODE_IP:<port> to a service the test runs on loopback (NATS, PostgreSQL). */
-export async function relay(
-  targetPort: number,
-  targetHost = "127.0.0.1",
-): Promise<{ url: string; port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
-    const outbound = connect(targetPort, targetHost);
-    for (const s of [inbound, outbound]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {
-        inbound.destroy();
-        outbound.destroy();
-      });
-    }
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  const port = await new Promise<number>((ok, fail) => {
-    server.once("error", fail);
-    server.listen(0, NODE_IP, () => ok((server.address() as { port: number }).port));
-  });
-  return {
-    port,
-    url: `${NODE_IP}:${port}`,
-    close: () =>
-      new Promise<void>((ok) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => ok());
-      }),
   };
 }
 

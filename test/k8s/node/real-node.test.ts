@@ -1,15 +1,16 @@
 /**
  * The chart on a real node: a kubelet (containerd + runc), with kube-proxy, joined to the control plane
  * the other Kubernetes tests start; the images `npm run images` builds, copied into containerd; the chart
- * installed with `helm install`. NATS runs beside the node (the chart's in-cluster one uses a public image
- * this machine cannot pull), reached by name through the cluster's DNS. PostgreSQL is the chart's own, from
- * the postgres image built here (`npm run images -- postgres`), on a local PersistentVolume the test makes.
+ * installed with `helm install`. NATS and PostgreSQL are the chart's own, from the images built here
+ * (`npm run images -- nats postgres`): NATS a 3-server JetStream cluster, each server and PostgreSQL on a
+ * local PersistentVolume the test makes; the pods reach them by name through the cluster's DNS.
  *
  * Proves: every workload becomes Ready through the chart's own probes, run by the kubelet; a scrape
  * through the api Service (its ClusterIP, routed by kube-proxy) returns the page; a JetStream backlog
  * makes the operator add real browser pods, which take tasks; scaling down drains the idle pods and
  * keeps the one holding a live session, which still answers; the PostgreSQL pod deleted comes back on its
- * volume with every ledger row.
+ * volume with every ledger row; the NATS server leading the task stream killed (its pod deleted with no
+ * grace) while scrapes run: every scrape is answered, and the server comes back on its volume and catches up.
  *
  * `npm run test:node`. Skips, saying why, where a real node cannot run (not root, no containerd/runc/CNI
  * plugins, no Go to build the kubelet, no podman for the images).
@@ -21,8 +22,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createAccount, issueKey } from "@browserfleet/billing";
-import { type LocalNats, startLocalNats } from "@browserfleet/bus";
+import { connectBus, TASK_STREAM } from "@browserfleet/bus";
 import { connectDb, type Database } from "@browserfleet/db";
+import { jetstreamManager } from "@nats-io/jetstream";
 import yaml from "js-yaml";
 import { buildImages, imageName, PROGRAMS, type Program, type Target } from "../../../scripts/images.ts";
 import { sample } from "../../containers/podman.ts";
@@ -45,7 +47,6 @@ import {
   PAUSE_IMAGE,
   type RealNode,
   realNodeMissing,
-  relay,
   startRealNode,
 } from "../../helpers/real-node.ts";
 
@@ -60,14 +61,12 @@ const skip = missing ?? tools.skip;
 describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   let dir: string;
   let site: FixtureSite;
-  let nats: LocalNats;
   /** The chart's in-cluster PostgreSQL, reached from the host through its Service's ClusterIP. */
   let db: Database | undefined;
   let cluster: KubeCluster;
   let node: RealNode;
   let key: string;
   let apiBase: string;
-  const closers: Array<() => Promise<void>> = [];
   let removeBridge: (() => Promise<void>) | undefined;
   const siteUrl = (path: string) => `${site.url}${path}`;
 
@@ -108,58 +107,33 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     const started = Date.now();
     const phase = (what: string) =>
       process.stderr.write(`[real node] ${what} at ${Math.round((Date.now() - started) / 1000)} s\n`);
-    // The programs, and PostgreSQL for the chart's in-cluster database.
-    const images: Target[] = [...(Object.keys(PROGRAMS) as Program[]), "postgres"];
+    // The programs, and NATS and PostgreSQL for the chart's in-cluster ones.
+    const images: Target[] = [...(Object.keys(PROGRAMS) as Program[]), "nats", "postgres"];
     buildImages(images, { quiet: true });
     phase("images built");
     dir = await mkdtemp(join(tmpdir(), "bf-node-"));
     removeBridge = await ensureBridge();
     site = await startFixtureSite({ host: NODE_IP });
-    nats = await startLocalNats({ dataDir: join(dir, "nats") });
-    const natsRelay = await relay(Number(new URL(nats.url).port));
-    closers.push(natsRelay.close);
 
     cluster = await startKubeCluster({ nodes: 0, address: NODE_IP });
     phase("control plane up");
     node = await startRealNode(cluster, join(dir, "node"));
     phase("node Ready");
-    const outside = async (name: string, port: number, target: number) => {
-      const svc = await cluster.api("POST", `/api/v1/namespaces/${NS}/services`, {
+    // The chart's PostgreSQL and NATS servers claim volumes of this class: local PersistentVolumes on the
+    // node (what a provisioner would make), kept across pods. Each folder belongs to its server's user
+    // (postgres 70, NATS 10001), as fsGroup does not apply to local volumes.
+    const localVolume = async (name: string, owner: number) => {
+      const path = join(dir, "volumes", name);
+      await mkdir(path, { recursive: true });
+      await chown(path, owner, owner);
+      return cluster.api("POST", "/api/v1/persistentvolumes", {
         metadata: { name },
-        spec: { ports: [{ name: "main", port, targetPort: target, protocol: "TCP" }] },
-      });
-      assert.equal(svc.status, 201, JSON.stringify(svc.body));
-      const slice = await cluster.api("POST", `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, {
-        metadata: { name: `${name}-outside`, labels: { "kubernetes.io/service-name": name } },
-        addressType: "IPv4",
-        endpoints: [{ addresses: [NODE_IP], conditions: { ready: true } }],
-        ports: [{ name: "main", port: target, protocol: "TCP" }],
-      });
-      assert.equal(slice.status, 201, JSON.stringify(slice.body));
-    };
-    // Pods reach NATS by Service name (CoreDNS on the node answers; kube-proxy routes the ClusterIP to the
-    // endpoint the test names), as they would reach the chart's own.
-    await outside("bf-nats", 4222, natsRelay.port);
-    // The chart's PostgreSQL claims a volume of this class: a local PersistentVolume on the node (what a
-    // provisioner would make), kept across pods. Its folder belongs to the postgres user (70), as fsGroup
-    // does not apply to local volumes.
-    const volume = join(dir, "volumes", "postgres");
-    await mkdir(volume, { recursive: true });
-    await chown(volume, 70, 70);
-    const created = await Promise.all([
-      cluster.api("POST", "/apis/storage.k8s.io/v1/storageclasses", {
-        metadata: { name: "bf-local" },
-        provisioner: "kubernetes.io/no-provisioner",
-        volumeBindingMode: "WaitForFirstConsumer",
-      }),
-      cluster.api("POST", "/api/v1/persistentvolumes", {
-        metadata: { name: "bf-postgres-data" },
         spec: {
           capacity: { storage: "2Gi" },
           accessModes: ["ReadWriteOnce"],
           persistentVolumeReclaimPolicy: "Retain",
           storageClassName: "bf-local",
-          local: { path: volume },
+          local: { path },
           nodeAffinity: {
             required: {
               nodeSelectorTerms: [
@@ -170,7 +144,16 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
             },
           },
         },
+      });
+    };
+    const created = await Promise.all([
+      cluster.api("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+        metadata: { name: "bf-local" },
+        provisioner: "kubernetes.io/no-provisioner",
+        volumeBindingMode: "WaitForFirstConsumer",
       }),
+      localVolume("bf-postgres-data", 70),
+      ...[0, 1, 2].map((i) => localVolume(`bf-nats-data-${i}`, 10001)),
     ]);
     for (const c of created) assert.equal(c.status, 201, JSON.stringify(c.body));
     await buildPauseImage(dir);
@@ -179,8 +162,9 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       phase(`imported ${ref}`);
     }
 
-    // The test's values: the images as containerd has them, NATS and PostgreSQL beside the node, pages
-    // served on the node's (private) address allowed, and sizes that fit a 2-core machine.
+    // The test's values: the images as containerd has them, the chart's own NATS and PostgreSQL on the
+    // node's volumes, pages served on the node's (private) address allowed, and sizes that fit a 2-core
+    // machine.
     const values = {
       images: {
         ...Object.fromEntries(
@@ -205,7 +189,9 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         // Chromium sandboxed under the chart's profile, which its DaemonSet writes where this kubelet reads.
         sandbox: { seccompRoot: node.seccompDir },
       },
-      nats: { url: "nats://bf-nats:4222" },
+      nats: {
+        internal: { replicas: 3, image: imageName("nats"), storage: "1Gi", storageClassName: "bf-local" },
+      },
       postgres: {
         internal: {
           enabled: true,
@@ -261,9 +247,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     if (process.env.BF_NODE_LOGS && node) console.log(node.logs());
     await node?.stop();
     await cluster?.stop();
-    for (const close of closers) await close();
     await db?.close();
-    await nats?.stop();
     await site?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
     await removeBridge?.();
@@ -296,8 +280,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       1000,
     );
     const all = (await get(`/api/v1/namespaces/${NS}/pods`)).items as Json[];
-    // api, jobs, operator, PostgreSQL, the seccomp profile's installer and one browser pod.
-    assert.equal(all.length, 6, all.map((p) => p.metadata.name).join(", "));
+    // api, jobs, operator, three NATS servers, PostgreSQL, the seccomp profile's installer and one browser pod.
+    assert.equal(all.length, 9, all.map((p) => p.metadata.name).join(", "));
     for (const pod of all) {
       assert.equal(pod.spec.nodeName, node.name, pod.metadata.name);
       assert.ok(isReady(pod), `${pod.metadata.name} Ready`);
@@ -317,7 +301,11 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   it("resolves Services by name with the cluster's DNS, which the pods use", async () => {
     const dns = new Resolver();
     dns.setServers([NODE_IP]);
-    for (const name of ["bf-nats", `${RELEASE}-browserfleet-postgres`, `${RELEASE}-browserfleet-api`]) {
+    for (const name of [
+      `${RELEASE}-browserfleet-nats`,
+      `${RELEASE}-browserfleet-postgres`,
+      `${RELEASE}-browserfleet-api`,
+    ]) {
       const svc = await get(`/api/v1/namespaces/${NS}/services/${name}`);
       assert.deepEqual(await dns.resolve4(`${name}.${NS}.svc.cluster.local`), [svc.spec.clusterIP], name);
     }
@@ -504,5 +492,61 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       180_000,
       1000,
     );
+  });
+
+  it("answers every scrape while the NATS server leading the task stream is killed; it comes back on its volume and catches up", async () => {
+    const svc = await get(`/api/v1/namespaces/${NS}/services/${RELEASE}-browserfleet-nats`);
+    const nc = await connectBus({ servers: `nats://${svc.spec.clusterIP}:4222`, name: "real-node-test" });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.streams.info(TASK_STREAM);
+      assert.equal(info.config.num_replicas, 3, "the chart keeps the task stream on all three servers");
+      const leader = info.cluster?.leader as string;
+      assert.match(
+        leader,
+        new RegExp(`^${RELEASE}-browserfleet-nats-[0-2]$`),
+        "servers are named by their pods",
+      );
+      const old = await get(`/api/v1/namespaces/${NS}/pods/${leader}`);
+      const scrapes = [0, 1, 2, 3, 4, 5].map(async (i) => {
+        // Spread over the next few seconds: some sent before the kill, some in the election, some after.
+        await new Promise((r) => setTimeout(r, i * 1_500));
+        return call("POST", "/web/v1/scrape", { url: siteUrl(`/article?nats=${i}`), formats: ["markdown"] });
+      });
+      await new Promise((r) => setTimeout(r, 1_000));
+      const killed = await cluster.api(
+        "DELETE",
+        `/api/v1/namespaces/${NS}/pods/${leader}?gracePeriodSeconds=0`,
+      );
+      assert.equal(killed.status, 200);
+      for (const r of await Promise.all(scrapes))
+        assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 1000));
+      await waitFor(
+        "the NATS server back in a new pod",
+        async () => {
+          const p = await get(`/api/v1/namespaces/${NS}/pods/${leader}`);
+          return p.metadata?.uid !== old.metadata.uid && isReady(p);
+        },
+        300_000,
+        1000,
+      );
+      await waitFor(
+        "three current copies of the task stream",
+        async () => {
+          const now = await jsm.streams.info(TASK_STREAM);
+          return now.cluster?.replicas?.length === 2 && now.cluster.replicas.every((r) => r.current);
+        },
+        120_000,
+        1000,
+      );
+      const pvc = await get(`/api/v1/namespaces/${NS}/persistentvolumeclaims/data-${leader}`);
+      assert.match(
+        pvc.spec.volumeName,
+        /^bf-nats-data-[0-2]$/,
+        "the server's claim is bound to a node volume",
+      );
+    } finally {
+      await nc.close();
+    }
   });
 });
