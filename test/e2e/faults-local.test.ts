@@ -24,7 +24,7 @@ import {
   startLocalPostgres,
 } from "@browserfleet/db";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
-import { type PaidLoad, paidLoad, report } from "../helpers/paid-load.ts";
+import { chargedByRequest, type PaidLoad, paidLoad, report } from "../helpers/paid-load.ts";
 import { killHard, spawnProgram } from "../helpers/programs.ts";
 
 const ALLOW = "127.0.0.1/32";
@@ -102,15 +102,6 @@ test("NATS stopped and started under paid load: every answered call charged once
   await load.assertReconciled(accounts, outcomes, "NATS restart");
 });
 
-/** What the ledger charged each call, by its request id (a hold's capture, a lease's capture or adjustment, less refunds). */
-async function chargedByRequest(accountIds: string[]): Promise<Map<string, number>> {
-  const rows = await db.sql<{ request_id: string; charged: string }[]>`
-    select request_id, (-sum(amount_micros + held_micros))::bigint::text as charged
-    from ledger_entries where account_id = any(${accountIds}) and request_id is not null
-    group by request_id`;
-  return new Map(rows.map((r) => [r.request_id, Number(r.charged)]));
-}
-
 test("the api killed with kill -9 under paid load and started again: every answered call charged what it said, once; no call refused or failed charged", async (t) => {
   const accounts = await load.newAccounts(3);
   const apiEnv = {
@@ -141,7 +132,10 @@ test("the api killed with kill -9 under paid load and started again: every answe
   report(t, "api kill -9", outcomes);
   // Holds of calls cut by the kill are refunded at their TTL; then each call's charge is read by its id.
   await load.reapOpenHolds();
-  const byRequest = await chargedByRequest(accounts.map((a) => a.accountId));
+  const byRequest = await chargedByRequest(
+    db,
+    accounts.map((a) => a.accountId),
+  );
   let cutCharged = 0;
   for (const o of outcomes) {
     const charged = byRequest.get(o.requestId) ?? 0;

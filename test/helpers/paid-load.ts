@@ -178,3 +178,56 @@ function errorCode(body: string): string | undefined {
     return undefined;
   }
 }
+
+/** What the ledger charged each call, by its request id (a hold's capture, a lease's capture or adjustment, less refunds). */
+export async function chargedByRequest(db: Database, accountIds: string[]): Promise<Map<string, number>> {
+  const rows = await db.sql<{ request_id: string; charged: string }[]>`
+    select request_id, (-sum(amount_micros + held_micros))::bigint::text as charged
+    from ledger_entries where account_id = any(${accountIds}) and request_id is not null
+    group by request_id`;
+  return new Map(rows.map((r) => [r.request_id, Number(r.charged)]));
+}
+
+/**
+ * The ledger checked while the api still runs (a cluster's, whose leases and holds stay open): each
+ * account's entries sum to its balance, and what it lost is what its answers were charged plus what is
+ * still held for calls not settled yet. Asked again until lease charges written behind have landed.
+ */
+export async function assertReconciledLive(
+  db: Database,
+  accounts: { accountId: string }[],
+  outcomes: Outcome[],
+  what: string,
+  balance = 10_000_000,
+): Promise<void> {
+  const check = async () => {
+    for (const { accountId } of accounts) {
+      const charged = outcomes
+        .filter((o) => o.accountId === accountId)
+        .reduce((s, o) => s + o.chargedMicros, 0);
+      const [acct] = await db.sql<{ balance: string }[]>`
+        select balance_micros::text as balance from accounts where id = ${accountId}`;
+      const [sum] = await db.sql<{ amount: string; held: string }[]>`
+        select coalesce(sum(amount_micros), 0)::text as amount, coalesce(sum(held_micros), 0)::text as held
+        from ledger_entries where account_id = ${accountId}`;
+      const left = Number(acct?.balance);
+      assert.equal(Number(sum?.amount), left, `${what}: the ledger sums to the balance`);
+      assert.equal(
+        balance - left - Number(sum?.held),
+        charged,
+        `${what}: the account paid exactly what its answers were charged (besides what is still held)`,
+      );
+    }
+    return true;
+  };
+  const until = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}

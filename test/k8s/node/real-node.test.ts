@@ -17,7 +17,7 @@
  */
 import assert from "node:assert/strict";
 import { Resolver } from "node:dns/promises";
-import { chown, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -39,6 +39,7 @@ import {
   tool,
   waitFor,
 } from "../../helpers/kube.ts";
+import { assertReconciledLive, chargedByRequest, paidLoad, report } from "../../helpers/paid-load.ts";
 import {
   buildPauseImage,
   ensureBridge,
@@ -122,7 +123,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     // The chart's PostgreSQL and NATS servers claim volumes of this class: local PersistentVolumes on the
     // node (what a provisioner would make), kept across pods. Each folder belongs to its server's user
     // (postgres 70, NATS 10001), as fsGroup does not apply to local volumes.
-    const localVolume = async (name: string, owner: number) => {
+    const localVolume = async (name: string, owner: number, claim: string) => {
       const path = join(dir, "volumes", name);
       await mkdir(path, { recursive: true });
       await chown(path, owner, owner);
@@ -133,6 +134,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
           accessModes: ["ReadWriteOnce"],
           persistentVolumeReclaimPolicy: "Retain",
           storageClassName: "bf-local",
+          // Bound ahead to its server's claim: the folder belongs to that server's user.
+          claimRef: { namespace: NS, name: claim },
           local: { path },
           nodeAffinity: {
             required: {
@@ -152,8 +155,10 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         provisioner: "kubernetes.io/no-provisioner",
         volumeBindingMode: "WaitForFirstConsumer",
       }),
-      localVolume("bf-postgres-data", 70),
-      ...[0, 1, 2].map((i) => localVolume(`bf-nats-data-${i}`, 10001)),
+      localVolume("bf-postgres-data", 70, `data-${RELEASE}-browserfleet-postgres-0`),
+      ...[0, 1, 2].map((i) =>
+        localVolume(`bf-nats-data-${i}`, 10001, `data-${RELEASE}-browserfleet-nats-${i}`),
+      ),
     ]);
     for (const c of created) assert.equal(c.status, 201, JSON.stringify(c.body));
     await buildPauseImage(dir);
@@ -540,13 +545,150 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         1000,
       );
       const pvc = await get(`/api/v1/namespaces/${NS}/persistentvolumeclaims/data-${leader}`);
-      assert.match(
+      assert.equal(
         pvc.spec.volumeName,
-        /^bf-nats-data-[0-2]$/,
-        "the server's claim is bound to a node volume",
+        `bf-nats-data-${leader.slice(-1)}`,
+        "the claim is bound to its node volume",
       );
     } finally {
       await nc.close();
     }
   });
+
+  it("faults under paid load, one at a time (the api's process killed with kill -9, a NATS server killed, the PostgreSQL pod deleted): every account paid exactly what its answers were charged", async (t) => {
+    const api = { url: apiBase };
+    const natsSvc = await get(`/api/v1/namespaces/${NS}/services/${RELEASE}-browserfleet-nats`);
+
+    // The api's process killed with kill -9: the kubelet restarts its container in the same pod, whose
+    // emptyDir keeps the balance-lease journal, and the new process writes the charges it lacks.
+    {
+      const load = paidLoad(db!, site.url);
+      const accounts = await load.newAccounts(3);
+      const apiPod = (
+        await get(
+          `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent("app.kubernetes.io/component=api")}`,
+        )
+      ).items[0];
+      const restarts = apiPod.status.containerStatuses[0].restartCount;
+      let killedAt = 0;
+      const outcomes = await load.underLoad(
+        api,
+        accounts,
+        async () => {
+          killedAt = performance.now();
+          process.kill(await containerPid(apiPod.metadata.name), "SIGKILL");
+          // The kubelet restarts the container in the same pod (after its crash back-off).
+          await waitFor(
+            "the api's container restarted in its pod, and Ready",
+            async () => {
+              const now = await get(`/api/v1/namespaces/${NS}/pods/${apiPod.metadata.name}`);
+              return now.status.containerStatuses[0].restartCount === restarts + 1 && isReady(now);
+            },
+            300_000,
+            1000,
+          );
+        },
+        5_000,
+      );
+      report(t, "api kill -9 (in its pod)", outcomes);
+      assert.ok(
+        outcomes.some((o) => o.status === 200 && o.started > killedAt),
+        "the restarted api answers calls",
+      );
+      // A call cut by the kill is charged only if its work was charged in the instant before its answer;
+      // every other call was charged what its answer said (once the charges written behind have landed).
+      await waitFor(
+        "each call's charge in the ledger",
+        async () => {
+          const byRequest = await chargedByRequest(
+            db!,
+            accounts.map((a) => a.accountId),
+          );
+          for (const o of outcomes)
+            if (o.status === 0 && o.started < killedAt) o.chargedMicros = byRequest.get(o.requestId) ?? 0;
+            else
+              assert.equal(byRequest.get(o.requestId) ?? 0, o.chargedMicros, `${o.requestId} (${o.status})`);
+          return true;
+        },
+        60_000,
+        1000,
+      );
+      await assertReconciledLive(db!, accounts, outcomes, "api kill -9");
+    }
+
+    // The server leading the task stream killed (its pod deleted with no grace).
+    {
+      const load = paidLoad(db!, site.url);
+      const accounts = await load.newAccounts(3);
+      const nc = await connectBus({
+        servers: `nats://${natsSvc.spec.clusterIP}:4222`,
+        name: "real-node-faults",
+      });
+      const leader = (await (await jetstreamManager(nc)).streams.info(TASK_STREAM)).cluster?.leader;
+      await nc.close();
+      const outcomes = await load.underLoad(api, accounts, async () => {
+        const r = await cluster.api("DELETE", `/api/v1/namespaces/${NS}/pods/${leader}?gracePeriodSeconds=0`);
+        assert.equal(r.status, 200);
+      });
+      report(t, "NATS server killed", outcomes);
+      assert.deepEqual(
+        outcomes.filter((o) => o.code === "unavailable").map((o) => o.requestId),
+        [],
+        "no call refused as unavailable",
+      );
+      await assertReconciledLive(db!, accounts, outcomes, "NATS server killed");
+    }
+
+    // The PostgreSQL pod deleted: calls fail while it is away (nothing charged for them), then are charged again.
+    {
+      const load = paidLoad(db!, site.url);
+      const accounts = await load.newAccounts(3);
+      const name = `${RELEASE}-browserfleet-postgres-0`;
+      const old = await get(`/api/v1/namespaces/${NS}/pods/${name}`);
+      const outcomes = await load.underLoad(
+        api,
+        accounts,
+        async () => {
+          assert.equal((await cluster.api("DELETE", `/api/v1/namespaces/${NS}/pods/${name}`)).status, 200);
+          await waitFor(
+            "PostgreSQL back in a new pod",
+            async () => {
+              const p = await get(`/api/v1/namespaces/${NS}/pods/${name}`);
+              return p.metadata?.uid !== old.metadata.uid && isReady(p);
+            },
+            300_000,
+            1000,
+          );
+        },
+        10_000,
+      );
+      report(t, "PostgreSQL pod deleted", outcomes);
+      await db?.close();
+      db = await connectPostgres();
+      const fresh = db;
+      await waitFor(
+        "PostgreSQL through its Service",
+        () => fresh.sql`select 1`.catch(() => undefined),
+        60_000,
+        500,
+      );
+      await assertReconciledLive(db, accounts, outcomes, "PostgreSQL pod deleted");
+    }
+  });
+
+  /** The host pid of a pod's program (a container's processes are the host's, in their own pid namespace). */
+  async function containerPid(pod: string): Promise<number> {
+    for (const entry of await readdir("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const cmd = (await readFile(`/proc/${entry}/cmdline`, "utf8")).split("\0");
+        if (cmd[0] !== "node" || !cmd.includes("dist/main.mjs")) continue;
+        const env = (await readFile(`/proc/${entry}/environ`, "utf8")).split("\0");
+        if (env.includes(`HOSTNAME=${pod}`)) return Number(entry);
+      } catch {
+        // A process that ended while it was read.
+      }
+    }
+    throw new Error(`no process of pod ${pod} found`);
+  }
 });
