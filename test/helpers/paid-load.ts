@@ -15,6 +15,8 @@ export interface Outcome {
   cached: boolean;
   /** The error's code (error.code of the JSON answer) when the call failed. */
   code?: string;
+  /** The start of a failed call's answer, to tell in the report what answered. */
+  detail?: string;
   started: number;
   ms: number;
 }
@@ -68,45 +70,10 @@ export function paidLoad(db: Database, siteUrl: string, balance = 10_000_000): P
         const body = cached
           ? { url: `${siteUrl}/article`, formats: ["markdown"], maxAge: 600_000 }
           : { url: `${siteUrl}/article?n=${i}`, formats: ["markdown", "links"] };
-        const started = performance.now();
-        const requestId = `load-${process.pid}-${calls++}`;
-        try {
-          const res = await fetch(`${api.url}/web/v1/scrape`, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              authorization: `Bearer ${key}`,
-              "x-request-id": requestId,
-            },
-            body: JSON.stringify(body),
-            signal: AbortSignal.timeout(60_000),
-          });
-          const text = await res.text();
-          const charged = res.headers.get("x-charged-usd");
-          outcomes.push({
-            accountId,
-            requestId,
-            cached,
-            status: res.status,
-            chargedMicros:
-              res.status === 200 && charged ? Math.round(Number(charged.replace("$", "")) * 1e6) : 0,
-            code: res.status === 200 ? undefined : errorCode(text),
-            started,
-            ms: performance.now() - started,
-          });
-        } catch {
-          outcomes.push({
-            accountId,
-            requestId,
-            cached,
-            status: 0,
-            chargedMicros: 0,
-            started,
-            ms: performance.now() - started,
-          });
-          // As a client would: not at once again against a server that is not there.
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        const { outcome } = await paidCall(api.url, { key, accountId }, "/web/v1/scrape", body, cached);
+        outcomes.push(outcome);
+        // As a client would: not at once again against a server that is not there.
+        if (outcome.status === 0) await new Promise((r) => setTimeout(r, 100));
       }
     };
     const callers = Array.from({ length: 6 }, (_, c) => caller(c));
@@ -151,6 +118,55 @@ export function paidLoad(db: Database, siteUrl: string, balance = 10_000_000): P
   }
 }
 
+/**
+ * One paid POST as a caller makes it, and what it came to: its status, its error code, and the charge its
+ * answer reported (X-Charged-Usd of a 200). A call that got no answer has status 0.
+ */
+export async function paidCall(
+  apiUrl: string,
+  caller: { key: string; accountId: string },
+  path: string,
+  body: unknown,
+  cached = false,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
+): Promise<{ outcome: Outcome; body?: any }> {
+  const started = performance.now();
+  const requestId = `load-${process.pid}-${calls++}`;
+  const base = { accountId: caller.accountId, requestId, cached, started };
+  try {
+    const res = await fetch(`${apiUrl}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${caller.key}`,
+        "x-request-id": requestId,
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const text = await res.text();
+    const charged = res.headers.get("x-charged-usd");
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {}
+    return {
+      outcome: {
+        ...base,
+        status: res.status,
+        chargedMicros: res.status === 200 && charged ? Math.round(Number(charged.replace("$", "")) * 1e6) : 0,
+        code:
+          res.status === 200 ? undefined : (json as { error?: { code?: string } } | undefined)?.error?.code,
+        detail: res.status === 200 ? undefined : `${res.headers.get("content-type")}: ${text.slice(0, 160)}`,
+        ms: performance.now() - started,
+      },
+      body: json,
+    };
+  } catch {
+    return { outcome: { ...base, status: 0, chargedMicros: 0, ms: performance.now() - started } };
+  }
+}
+
 /** Prints the error rate and p99 latency of a run with the test, and checks some calls were answered. */
 export function report(t: { diagnostic(s: string): void }, what: string, outcomes: Outcome[]) {
   const failed = outcomes.filter((o) => o.status !== 200);
@@ -162,6 +178,14 @@ export function report(t: { diagnostic(s: string): void }, what: string, outcome
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   const statuses = [...counts].map(([k, n]) => `${n} x ${k}`).join(", ");
+  // What answered each kind of failure, once.
+  const seen = new Set<string>();
+  for (const o of failed) {
+    const k = `${o.status} ${o.code ?? ""}`.trim();
+    if (seen.has(k) || !o.detail) continue;
+    seen.add(k);
+    t.diagnostic(`${what}: ${k} answered ${o.detail}`);
+  }
   t.diagnostic(
     `${what}: ${outcomes.length} calls, error rate ${(failed.length / outcomes.length).toFixed(3)} (${statuses || "none"}), p99 ${p99.toFixed(0)} ms`,
   );
@@ -169,14 +193,6 @@ export function report(t: { diagnostic(s: string): void }, what: string, outcome
     outcomes.some((o) => o.status === 200),
     `${what}: calls were answered`,
   );
-}
-
-function errorCode(body: string): string | undefined {
-  try {
-    return (JSON.parse(body) as { error?: { code?: string } }).error?.code;
-  } catch {
-    return undefined;
-  }
 }
 
 /** What the ledger charged each call, by its request id (a hold's capture, a lease's capture or adjustment, less refunds). */
