@@ -27,7 +27,7 @@ import { type JobsProgram, startJobs } from "@browserfleet/jobs";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { sql } from "drizzle-orm";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
-import { type PaidLoad, paidLoad, report } from "../helpers/paid-load.ts";
+import { type PaidLoad, paidCall, paidLoad, report } from "../helpers/paid-load.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -87,22 +87,6 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
-type Json = any;
-async function call(
-  method: string,
-  path: string,
-  key: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(api.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
-}
-
 async function streams() {
   const nc = await connectBus({ servers: cluster.url, name: "test" });
   try {
@@ -126,11 +110,11 @@ test("the task stream's leader killed with kill -9 under paid load and mid-crawl
   const accounts = await load.newAccounts(3);
   const { accountId: crawler } = await createAccount(pg.database.db, { balanceMicros: 1_000_000 });
   const { key } = await issueKey(pg.database.db, crawler, "crawl");
-  const crawl = await call("POST", "/web/v1/crawl", key, {
+  const crawl = await paidCall(api.url, { key, accountId: crawler }, "/web/v1/crawl", {
     url: `${site.url}/crawl/gen/0?ms=100`,
     limit: 40,
   });
-  assert.equal(crawl.status, 200, JSON.stringify(crawl.body));
+  assert.equal(crawl.outcome.status, 200, JSON.stringify(crawl.body));
 
   let killedAt = 0;
   let killed = -1;
