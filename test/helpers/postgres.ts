@@ -8,13 +8,15 @@ export interface TestPostgres {
   url: string;
   database: Database;
   stop(): Promise<void>;
+  /** The embedded server itself, to take it away and bring it back on its data (absent for an external one). */
+  server?: { stop(): Promise<void>; start(): Promise<void> };
 }
 
 /**
  * A real, throwaway PostgreSQL for a test file: `DATABASE_URL` if the environment gives one (each call
  * gets its own fresh schema-less database there), else an embedded server in a temporary folder.
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
+export async function startTestPostgres(opts: { max?: number } = {}): Promise<TestPostgres> {
   const external = process.env.TEST_DATABASE_URL;
   if (external) {
     const admin = connectDb(external, { max: 1 });
@@ -23,7 +25,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     const url = new URL(external);
     url.pathname = `/${name}`;
     await migrateDb(url.href);
-    const database = connectDb(url.href);
+    const database = connectDb(url.href, opts);
     return {
       url: url.href,
       database,
@@ -35,9 +37,11 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     };
   }
   const dir = await mkdtemp(join(tmpdir(), "fleet-pg-"));
-  const pg = await startLocalPostgres({ dataDir: join(dir, "pg"), port: await freePort(), ephemeral: true });
+  const port = await freePort();
+  const start = () => startLocalPostgres({ dataDir: join(dir, "pg"), port, ephemeral: true });
+  let pg = await start();
   await migrateDb(pg.url);
-  const database = connectDb(pg.url);
+  const database = connectDb(pg.url, opts);
   return {
     url: pg.url,
     database,
@@ -45,6 +49,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       await database.close();
       await pg.stop();
       await rm(dir, { recursive: true, force: true });
+    },
+    server: {
+      stop: () => pg.stop(),
+      async start() {
+        pg = await start();
+      },
     },
   };
 }

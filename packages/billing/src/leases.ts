@@ -82,6 +82,8 @@ interface Lease {
   retired?: boolean;
   /** Being given back, or given back: a reservation settled after that (on shutdown) is not charged. */
   givingBack?: Promise<void>;
+  /** Its give-back failed (the database was away): tried again on the next tick, its calls kept till then. */
+  giveBackDue?: boolean;
 }
 
 type Unwritten = Omit<Charge, "accountId"> & {
@@ -89,8 +91,8 @@ type Unwritten = Omit<Charge, "accountId"> & {
   /** Its id in the ledger and the journal, and its place in the journal. */
   chargeId?: string;
   token?: Token;
-  /** Written to the ledger, or dropped (its hold was closed first: not charged). */
-  outcome?: "written" | "dropped";
+  /** Written to the ledger (captured from the hold, or from the balance if the hold had closed first). */
+  written?: boolean;
 };
 
 /**
@@ -212,16 +214,12 @@ export class BalanceLeases {
     return { settle: (micros, alongside) => done(micros, alongside), release: () => void done(0) };
   }
 
-  /**
-   * Give back a final charge whose work failed after all: from its lease while its row is not written,
-   * in the ledger once it is; nothing if its row was dropped (never charged).
-   */
+  /** Give back a final charge whose work failed after all: from its lease while its row is not written, in the ledger once it is. */
   async #refund(c: Charge, written: Written | undefined): Promise<void> {
     if (!written) return;
     const { lease, row } = written;
     for (;;) {
-      if (row.outcome === "written") return refundCharge(this.db, c);
-      if (row.outcome === "dropped") return;
+      if (row.written) return refundCharge(this.db, c);
       const i = lease.unwritten.indexOf(row);
       if (i >= 0 && !lease.givingBack) {
         lease.unwritten.splice(i, 1);
@@ -229,14 +227,8 @@ export class BalanceLeases {
         this.#takenBack(row);
         return;
       }
-      if (lease.givingBack) {
-        // Written by the give-back, or never (its hold closed without it): either way settled now.
-        await lease.givingBack.catch(() => {});
-        if (row.outcome === "written") return refundCharge(this.db, c);
-        return;
-      }
-      // On its way to the ledger: wait for that write to end, then look again.
-      await lease.writing;
+      // Being given back, or on its way to the ledger: wait for that to end, then look again.
+      await (lease.givingBack ?? lease.writing).catch(() => {});
     }
   }
 
@@ -338,15 +330,16 @@ export class BalanceLeases {
       const rows = lease.unwritten.splice(0);
       if (rows.length === 0) return;
       try {
-        const captured = await captureMany(this.db, lease.holdId, rows, writesOf(rows));
+        const how = await captureMany(this.db, lease, rows, writesOf(rows));
         for (const r of rows) {
-          r.outcome = captured ? "written" : "dropped";
-          if (!captured) this.#takenBack(r);
-          else if (r.token) this.opts.journal?.written(r.token);
+          r.written = true;
+          if (r.token) this.opts.journal?.written(r.token);
         }
-        if (!captured)
+        if (how === "from balance")
           this.onError(
-            new Error(`lease ${lease.holdId} was closed before ${rows.length} calls were written`),
+            new Error(
+              `lease ${lease.holdId} was closed before ${rows.length} calls were written: charged from the balance`,
+            ),
           );
       } catch (err) {
         lease.unwritten.unshift(...rows);
@@ -388,23 +381,31 @@ export class BalanceLeases {
     );
   }
 
-  /** Write the lease's calls and close its hold, giving back the rest; once. */
+  /**
+   * Write the lease's calls and close its hold, giving back the rest; once. When the database is away, the
+   * lease stays with the retired ones, its calls kept, and the next tick tries again: an answered call is
+   * never dropped while the api runs. On shutdown it is tried once; what is left then is in the journal,
+   * charged by the next replica to start on its folder.
+   */
   #giveBack(lease: Lease): Promise<void> {
-    // Kept with the retired ones until done, so close() waits for it.
-    if (!lease.givingBack) this.#retired.add(lease);
+    // Kept with the retired ones until done, so close() waits for it and the tick retries it.
+    this.#retired.add(lease);
+    lease.giveBackDue = false;
     lease.givingBack ??= (async () => {
       try {
         await this.#write(lease);
-        // A failed write put its rows back: once more, else they go uncharged with the hold's rest.
-        if (lease.unwritten.length > 0) await this.#write(lease);
         if (lease.unwritten.length > 0)
-          this.onError(
-            new Error(`lease ${lease.holdId}: ${lease.unwritten.length} calls not written, not charged`),
-          );
+          throw new Error(`lease ${lease.holdId}: ${lease.unwritten.length} calls not written yet`);
         await settleHold(this.db, lease.holdId, 0, "balance lease returned");
         this.opts.journal?.leaseGivenBack(lease.holdId, lease.accountId);
-      } finally {
         this.#retired.delete(lease);
+      } catch (err) {
+        if (this.#closed) this.#retired.delete(lease);
+        else {
+          lease.givingBack = undefined;
+          lease.giveBackDue = true;
+        }
+        throw err;
       }
     })();
     return lease.givingBack;
@@ -438,7 +439,11 @@ export class BalanceLeases {
       lease.used = false;
     }
     // A retired lease's settled calls are written as they come, not when its last call ends.
-    for (const lease of this.#retired) if (!lease.givingBack) void this.#write(lease);
+    for (const lease of this.#retired) {
+      if (lease.givingBack) continue;
+      if (lease.giveBackDue) void this.#giveBack(lease).catch(this.onError);
+      else void this.#write(lease);
+    }
   }
 }
 

@@ -120,37 +120,65 @@ const holdOnce = preparedSql<{ after: string | null; before: string | null }, Ho
       (select balance_micros from ${accounts} where id = ${p("accountId")})::text as before`);
 
 /**
- * Capture many calls from one open hold (a balance lease) in one transaction, one ledger row per call
- * that charged something, and make `writes` (the calls' records elsewhere) in the same transaction.
- * Returns false when the hold is no longer open or too small (nothing is captured or written then).
+ * Charge many calls of a balance lease in one transaction, one ledger row per call that charged something,
+ * and make `writes` (the calls' records elsewhere) in the same transaction. The calls were answered, so they
+ * are charged either way: captured from the lease's hold while it is open and covers them, else (the reaper
+ * closed it while the database was away) as an `adjustment` of the balance itself. Returns which.
  */
 export async function captureMany(
   db: Db,
-  holdId: string,
+  lease: { holdId: string; accountId: string },
   calls: readonly LeaseCharge[],
   writes: readonly ((tx: Tx) => Promise<unknown>)[] = [],
-): Promise<boolean> {
+): Promise<"captured" | "from balance"> {
   const charged = calls.filter((c) => c.micros > 0);
-  if (charged.length === 0 && writes.length === 0) return true;
+  if (charged.length === 0 && writes.length === 0) return "captured";
   try {
     return await db.transaction(async (tx) => {
-      const hold = await lockOpenHold(tx, holdId);
-      if (!hold) return false;
+      const hold = await lockOpenHold(tx, lease.holdId);
+      if (!hold) {
+        await chargeBalanceIn(tx, lease, charged, AFTER_CLOSE);
+        for (const write of writes) await write(tx);
+        return "from balance";
+      }
       if (charged.length > 0) {
-        const total = await insertCharges(tx, hold.accountId, holdId, charged, "capture");
+        const total = await insertCharges(tx, hold.accountId, lease.holdId, charged, "capture");
         if (hold.amountMicros - hold.capturedMicros - hold.refundedMicros < total) throw new TooSmall();
         await tx
           .update(holds)
           .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
-          .where(eq(holds.id, holdId));
+          .where(eq(holds.id, lease.holdId));
       }
       for (const write of writes) await write(tx);
-      return true;
+      return "captured";
     });
   } catch (err) {
-    if (err instanceof TooSmall) return false;
-    throw err;
+    if (!(err instanceof TooSmall)) throw err;
+    return db.transaction(async (tx) => {
+      await chargeBalanceIn(tx, lease, charged, "charged from a balance lease whose hold could not cover it");
+      for (const write of writes) await write(tx);
+      return "from balance" as const;
+    });
   }
+}
+
+const AFTER_CLOSE = "charged from a balance lease whose hold had closed before its calls were written";
+
+/** Charge calls from the balance itself, as `adjustment` rows (their lease's hold is gone); returns the sum. */
+async function chargeBalanceIn(
+  tx: Tx,
+  lease: { holdId: string; accountId: string },
+  charged: readonly LeaseCharge[],
+  note: string,
+): Promise<number> {
+  if (charged.length === 0) return 0;
+  const total = await insertCharges(tx, lease.accountId, lease.holdId, charged, "adjustment", note);
+  if (total > 0)
+    await tx
+      .update(accounts)
+      .set({ balanceMicros: sql`${accounts.balanceMicros} - ${total}` })
+      .where(eq(accounts.id, lease.accountId));
+  return total;
 }
 
 /** Rolls back a capture whose hold cannot cover it. */
@@ -176,12 +204,13 @@ async function insertCharges(
   holdId: string,
   charged: readonly LeaseCharge[],
   kind: "capture" | "adjustment",
+  note: string | null = null,
 ): Promise<number> {
   const rows = await tx.execute<{ micros: string }>(sql`
     insert into ${ledgerEntries} (account_id, kind, amount_micros, held_micros, hold_id, route, request_id, charge_id, note)
     select ${accountId}, ${kind}, ${kind === "capture" ? sql`0` : sql`-held`}, ${kind === "capture" ? sql`-held` : sql`0`},
       ${holdId}, route, request_id, charge_id,
-      ${kind === "adjustment" ? "charged from a balance lease whose hold had closed: written from the stopped replica's journal" : null}
+      ${note}
     from unnest(${sql.param(charged.map((c) => c.micros))}::bigint[],
       ${sql.param(charged.map((c) => c.route))}::text[],
       ${sql.param(charged.map((c) => c.requestId ?? null))}::text[],
@@ -212,13 +241,8 @@ export async function replayLease(
         .set({ capturedMicros: sql`${holds.capturedMicros} + ${total}` })
         .where(eq(holds.id, open.id));
       open.capturedMicros += total;
-    } else if (charged.length > 0) {
-      total = await insertCharges(tx, lease.accountId, lease.holdId, charged, "adjustment");
-      if (total > 0)
-        await tx
-          .update(accounts)
-          .set({ balanceMicros: sql`${accounts.balanceMicros} - ${total}` })
-          .where(eq(accounts.id, lease.accountId));
+    } else {
+      total = await chargeBalanceIn(tx, lease, charged, `${AFTER_CLOSE}: from the stopped replica's journal`);
     }
     if (open) await closeIn(tx, open, "balance lease of a replica that stopped");
     return total;

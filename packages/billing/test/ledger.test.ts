@@ -355,27 +355,6 @@ test("a refund gives back its own call, never another of the same request id and
   assert.deepEqual(await ledgerSum(accountId), { amount: 10_000, held: 0 });
 });
 
-test("a refund never gives back a call whose row was dropped: its lease's hold closed before it was written", async () => {
-  const { accountId } = await createAccount(db(), { balanceMicros: 10_000 });
-  const errors: unknown[] = [];
-  const leases = new BalanceLeases(db(), { leaseMicros: 5_000, leaseMs: 60_000, flushMs: 60_000 }, (err) =>
-    errors.push(err),
-  );
-  const a = await leases.charge({ accountId, micros: 300, route: "scrape", requestId: "a" });
-  assert.ok(a.ok);
-  // The reaper (or anything else) closes the lease's hold first: all of it goes back to the balance.
-  const [hold] = await pg.database
-    .sql`select id from holds where account_id = ${accountId} and route = 'lease'`;
-  assert.ok(hold);
-  await settleHold(db(), String(hold.id), 0, "reaped");
-  await leases.flush(accountId);
-  assert.equal(errors.length, 1, "the dropped row is reported");
-  await a.refund();
-  await leases.close();
-  assert.equal((await getAccount(db(), accountId))?.balanceMicros, 10_000, "given back once, by the hold");
-  assert.deepEqual(await ledgerSum(accountId), { amount: 10_000, held: 0 });
-});
-
 test("a hold settled by several callers at once (a retry, the reaper, page captures racing) settles once, exactly", async () => {
   const { accountId } = await createAccount(db(), { balanceMicros: 50_000 });
   const settles: Array<Promise<unknown>> = [];
