@@ -128,3 +128,50 @@ test("an idle session closes by itself, its slot frees, and the sessions view sa
   const b = await call("POST", "/web/v1/session", { url: `${site.url}/form` });
   assert.deepEqual([a.status, b.status], [200, 200]);
 });
+
+test("a worker that vanishes without closing its connection: the act answers 410 session_lost once its heartbeats stop, not after the act's whole wait", async () => {
+  // A pod whose network is torn down never closes its TCP connection: the NATS server keeps routing the
+  // session's subject to it until its pings time out. A stopped process reproduces that here.
+  for (const w of workers.splice(0)) {
+    w.kill("SIGKILL");
+    if (w.exitCode === null && w.signalCode === null) await new Promise((r) => w.once("exit", r));
+  }
+  const patient = await startApi({
+    ...loadConfig({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      FLEET_ALLOW_PRIVATE: "127.0.0.1/32",
+      // Long enough that an act waiting for its answer would end in a 504 after the worker is dropped.
+      ACT_TIMEOUT_MS: "30000",
+    }),
+    NATS_URL: nats.url,
+    DATABASE_URL: pg.url,
+  });
+  try {
+    const worker = await spawnWorker();
+    const at = (method: string, path: string, body?: Json) =>
+      fetch(patient.url + path, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json }));
+    const opened = await at("POST", "/web/v1/session", { url: `${site.url}/form` });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const id = opened.body.sessionId;
+    assert.equal(
+      (await at("POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] })).status,
+      200,
+    );
+
+    worker.kill("SIGSTOP");
+    const before = await balance();
+    const lost = await at("POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] });
+    assert.equal(lost.status, 410, JSON.stringify(lost.body));
+    assert.equal(lost.body.error.code, "session_lost");
+    assert.ok((await balance()) >= before, "the act that found no browser cost nothing");
+    const again = await at("POST", "/web/v1/act", { sessionId: id, actions: [{ press: "Tab" }] });
+    assert.equal(again.status, 410, "the session stays lost");
+  } finally {
+    await patient.close();
+  }
+});

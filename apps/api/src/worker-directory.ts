@@ -68,6 +68,26 @@ export class WorkerDirectory {
     return live.reduce((n, w) => n + Math.max(0, w.slots - w.busy), 0);
   }
 
+  /**
+   * Resolves once a view of the bucket taken after this call lacks the worker: its heartbeats stopped for
+   * WORKER_TTL_MS, so its process is gone or cut off, even when its connection to NATS was never closed (a
+   * pod whose network vanished keeps its subscriptions on the server until the server's pings time out).
+   * Looks every `everyMs` until `signal` aborts.
+   */
+  whenGone(workerId: string, signal: AbortSignal, everyMs = 1000): Promise<void> {
+    const since = Date.now();
+    return new Promise((resolve) => {
+      const timer = setInterval(() => {
+        if (this.fetchedAt > since && !this.workers.some((w) => w.workerId === workerId)) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, everyMs);
+      timer.unref();
+      signal.addEventListener("abort", () => clearInterval(timer), { once: true });
+    });
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);

@@ -169,15 +169,28 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       budgetMs: budget,
     };
     let received: Msg;
+    const watching = new AbortController();
     try {
-      received = await ctx.nc.request(sessionSubject(req.sessionId, "act"), encodeJson(message), {
+      const answer = ctx.nc.request(sessionSubject(req.sessionId, "act"), encodeJson(message), {
         timeout: actWaitMs(budget),
       });
+      // A worker that vanished without closing its connection still "takes" the request: without this,
+      // the act would wait its whole budget for an answer that cannot come.
+      const workerId = quotedFrom.workerId;
+      const gone = workerId
+        ? ctx.workers.whenGone(workerId, watching.signal).then(() => {
+            answer.catch(() => {});
+            throw SESSION_GONE;
+          })
+        : undefined;
+      received = await (gone ? Promise.race([answer, gone]) : answer);
     } catch (err) {
-      if (isNoResponders(err)) throw SESSION_GONE;
+      if (err === SESSION_GONE || isNoResponders(err)) throw SESSION_GONE;
       if (/timeout/i.test(String((err as Error).message)))
         throw new ApiError("timeout", `the session's browser did not answer within ${actWaitMs(budget)} ms`);
       throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
+    } finally {
+      watching.abort();
     }
     const reply = readReply(ctx.metrics, sessionActReply, "act", "act", received.data);
     if (!reply.ok) {

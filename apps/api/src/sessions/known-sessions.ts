@@ -1,14 +1,14 @@
 import type { SessionRow } from "./store.ts";
 
-/** What an act needs to quote a session before reading its row: whose it is and what was billed. */
-export type KnownSession = Pick<SessionRow, "id" | "accountId" | "openedAt" | "billedMinutes">;
+/** What an act needs before reading a session's row: whose it is, what was billed, which worker holds it. */
+export type KnownSession = Pick<SessionRow, "id" | "accountId" | "openedAt" | "billedMinutes" | "workerId">;
 
 const MAX = 10_000;
 
 /**
  * The sessions one api process has read for acts lately, so the next act on one of them is quoted while
  * its row is read rather than after (the quote's minutes come from what was billed). Ownership and the
- * opening time never change; `billedMinutes` only grows, except when an act gives back minutes it
+ * opening time and the worker never change; `billedMinutes` only grows, except when an act gives back minutes it
  * failed to charge, and a stale value only shifts minutes to a later act (see paidAct): never wrong.
  */
 export class KnownSessions {
@@ -20,8 +20,8 @@ export class KnownSessions {
 
   remember(row: KnownSession): void {
     if (this.#rows.size >= MAX && !this.#rows.has(row.id)) this.#rows.clear();
-    const { id, accountId, openedAt, billedMinutes } = row;
-    this.#rows.set(id, { id, accountId, openedAt, billedMinutes });
+    const { id, accountId, openedAt, billedMinutes, workerId } = row;
+    this.#rows.set(id, { id, accountId, openedAt, billedMinutes, workerId });
   }
 
   forget(id: string): void {
