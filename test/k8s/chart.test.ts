@@ -194,6 +194,8 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
       routes,
       [0, 1, 2].map((i) => `bf-browserfleet-nats-${i}.bf-browserfleet-nats-headless`),
     );
+    // A client whose pod vanished is dropped within about 30 s, not NATS's default of minutes.
+    assert.match(conf, /ping_interval: "15s"\n\s*ping_max: 2/);
     // nats-server itself takes the rendered file (its -t checks a config and exits).
     const file = join(dir, "nats.conf");
     await writeFile(file, conf);
