@@ -13,7 +13,13 @@
  */
 import { resolve } from "node:path";
 import { startApi } from "@browserfleet/api";
-import { describeSandbox, findChromium, startBrowserWorker, workerOptionsFrom } from "@browserfleet/browser";
+import {
+  describeSandbox,
+  findChromium,
+  slotsSetBy,
+  startBrowserWorker,
+  workerOptionsFrom,
+} from "@browserfleet/browser";
 import { startLocalNats } from "@browserfleet/bus";
 import type { Config } from "@browserfleet/config";
 import { locateDatabase } from "@browserfleet/db";
@@ -177,8 +183,9 @@ async function main(): Promise<void> {
     (w) => w.stop(),
   );
   console.log(
-    `browser worker ${worker.workerId}: ${cfg.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
+    `browser worker ${worker.workerId}: ${worker.slots.slots} slots, metrics at ${worker.metricsUrl}`,
   );
+  console.log(slotsSetBy(worker.slots));
   console.log(describeSandbox(worker.chromium.sandbox));
   const jobs = await start(
     "jobs program",

@@ -168,7 +168,8 @@ export function plan(o: Observed, outcome: { applyError?: string } = {}): Plan {
       }
     : o.memory?.lastScale;
 
-  const sum = (field: keyof Omit<WorkerLoad, "draining">) => workers.reduce((s, w) => s + w[field], 0);
+  const sum = (field: keyof Omit<WorkerLoad, "draining" | "memoryPressure">) =>
+    workers.reduce((s, w) => s + w[field], 0);
   const backlog = fleet ? fleet.pending + fleet.ackPending : pool.status?.backlog;
   const replicas = dep?.replicas ?? 0;
   const ready = dep?.readyReplicas ?? 0;

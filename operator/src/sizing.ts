@@ -9,6 +9,8 @@ export interface WorkerLoad {
   busy: number;
   sessions: number;
   draining: boolean;
+  /** Near its memory limit: it takes no task now. */
+  memoryPressure?: boolean;
 }
 
 export interface PoolLoad {
@@ -63,13 +65,14 @@ export interface SizingDecision {
 /**
  * Slots needed now: the waiting tasks plus what is running. Running is the larger of the busy slots the
  * pods report and the tasks JetStream has delivered and not yet seen acked plus the sessions (a session's
- * open task is acked at once, but the session keeps its slot until it ends).
+ * open task is acked at once, but the session keeps its slot until it ends). A pod near its memory limit
+ * takes no task: all its slots count as taken.
  */
 export function demandSlots(load: PoolLoad): number {
   let busy = 0;
   let sessions = 0;
   for (const w of load.workers) {
-    busy += w.busy;
+    busy += w.memoryPressure ? Math.max(w.busy, w.slots) : w.busy;
     sessions += w.sessions;
   }
   return Math.max(0, load.pending) + Math.max(busy, Math.max(0, load.ackPending) + sessions);

@@ -41,6 +41,12 @@ describe("demand", () => {
     assert.equal(demandSlots(load(-1, -1)), 0);
   });
 
+  it("counts every slot of a pod near its memory limit as taken: it takes no task, so waiting ones need another pod", () => {
+    const pressed = { ...worker(1), memoryPressure: true };
+    assert.equal(demandSlots(load(2, 0, [pressed, worker(4)])), 2 + 4 + 4);
+    assert.equal(demandSlots(load(2, 0, [worker(1), worker(4)])), 2 + 1 + 4);
+  });
+
   it("needs ceil(demand / (slots × target)) pods, clamped to min and max", () => {
     assert.equal(podsForDemand(0, policy()), 0);
     assert.equal(podsForDemand(1, policy()), 1);

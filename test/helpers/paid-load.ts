@@ -157,7 +157,13 @@ export async function paidCall(
         chargedMicros: res.status === 200 && charged ? Math.round(Number(charged.replace("$", "")) * 1e6) : 0,
         code:
           res.status === 200 ? undefined : (json as { error?: { code?: string } } | undefined)?.error?.code,
-        detail: res.status === 200 ? undefined : `${res.headers.get("content-type")}: ${text.slice(0, 160)}`,
+        // An answer that is not ours (no JSON error) is told by its headers: which server sent it.
+        detail:
+          res.status === 200
+            ? undefined
+            : json === undefined
+              ? `not JSON, headers ${[...res.headers].map(([k, v]) => `${k}=${v}`).join("; ")}: ${text.slice(0, 160)}`
+              : `${res.headers.get("content-type")}: ${text.slice(0, 160)}`,
         ms: performance.now() - started,
       },
       body: json,

@@ -7,10 +7,13 @@ import { resolve } from "node:path";
  */
 export async function spawnProgram(
   main: string,
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   ready: RegExp,
+  /** A command that runs the program (its arguments follow), e.g. one that puts it in a cgroup first. */
+  launcher: string[] = [],
 ): Promise<ChildProcess & { output(): string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", resolve(main)], {
+  const [cmd, ...args] = [...launcher, process.execPath, "--import", "tsx", resolve(main)];
+  const child = spawn(cmd ?? process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

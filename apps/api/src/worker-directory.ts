@@ -62,9 +62,9 @@ export class WorkerDirectory {
     );
   }
 
-  /** Free slots on live, non-draining workers, looked up afresh (a session open needs one). */
+  /** Free slots on live workers that take tasks (not draining, not near their memory limit), looked up afresh. */
   async freeSlots(): Promise<number> {
-    const live = (await this.refresh()).filter((w) => !w.draining);
+    const live = (await this.refresh()).filter((w) => !w.draining && !w.memoryPressure);
     return live.reduce((n, w) => n + Math.max(0, w.slots - w.busy), 0);
   }
 

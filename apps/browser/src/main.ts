@@ -1,4 +1,5 @@
 import { loadConfig } from "@browserfleet/config";
+import { slotsSetBy } from "./limits/admission.ts";
 import { describeSandbox } from "./sandbox.ts";
 import { startBrowserWorker, workerOptionsFrom } from "./worker.ts";
 
@@ -12,8 +13,9 @@ if (!config.NATS_URL) {
 try {
   const worker = await startBrowserWorker(workerOptionsFrom(config, config.NATS_URL));
   console.log(
-    `browser worker ${worker.workerId}: ${config.BROWSER_SLOTS} slots, metrics at ${worker.metricsUrl}`,
+    `browser worker ${worker.workerId}: ${worker.slots.slots} slots, metrics at ${worker.metricsUrl}`,
   );
+  console.log(slotsSetBy(worker.slots));
   console.log(describeSandbox(worker.chromium.sandbox));
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.once(sig, async () => {

@@ -17,6 +17,26 @@ export function createBrowserMetrics() {
       help: "Browser slots (contexts) this worker runs",
       registers: [registry],
     }),
+    memoryLimit: new Gauge({
+      name: "fleet_browser_memory_limit_bytes",
+      help: "The memory limit of this worker's container (its cgroup); absent where there is none",
+      registers: [registry],
+    }),
+    memoryWorkingSet: new Gauge({
+      name: "fleet_browser_memory_working_set_bytes",
+      help: "This worker's container working set (usage less inactive page cache), as counted against its limit",
+      registers: [registry],
+    }),
+    memoryPressure: new Gauge({
+      name: "fleet_browser_memory_pressure",
+      help: "1 while the worker takes no new task because its working set is near its memory limit (BROWSER_MEMORY_HIGH_PERCENT), else 0",
+      registers: [registry],
+    }),
+    memoryPauses: new Counter({
+      name: "fleet_browser_memory_pauses_total",
+      help: "Times the worker stopped taking tasks because its working set neared its memory limit",
+      registers: [registry],
+    }),
     slotsBusy: new Gauge({
       name: "fleet_browser_slots_busy",
       help: "Browser slots busy with a task",

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { availableParallelism, totalmem } from "node:os";
 import {
   connectBus,
   ensureResultsStream,
@@ -18,6 +19,14 @@ import type { Browser } from "playwright-core";
 import { ChromiumKeeper, findChromium } from "./chromium.ts";
 import { listenForDrain } from "./drain.ts";
 import { failureOf } from "./errors.ts";
+import {
+  DEFAULT_SLOT_COSTS,
+  planSlots,
+  type SlotCosts,
+  type SlotPlan,
+  underPressure,
+} from "./limits/admission.ts";
+import { type CgroupLimits, readCgroupLimits } from "./limits/cgroup.ts";
 import { type BrowserMetrics, createBrowserMetrics } from "./metrics.ts";
 import { type EgressRoute, EgressRoutes } from "./net/egress-routes.ts";
 import { startGuardProxy } from "./net/guard-proxy.ts";
@@ -37,7 +46,14 @@ import { runScrape } from "./tasks/scrape.ts";
 
 export interface BrowserWorkerOptions {
   natsUrl: string;
-  slots: number;
+  /** Slots asked for (BROWSER_SLOTS); cut to what the memory holds. Undefined: sized from the limits. */
+  slots?: number;
+  /** What the worker and each slot cost (BROWSER_BASE_MEMORY_MB, BROWSER_SLOT_MEMORY_MB). */
+  costs?: SlotCosts;
+  /** BROWSER_MEMORY_HIGH_PERCENT: no new task at this share of the memory limit (default 85). */
+  memoryHighPercent?: number;
+  /** The container's limits (default: read from this process's cgroup). */
+  limits?: CgroupLimits;
   ackWaitMs: number;
   queueMax: number;
   /** NATS_STREAM_REPLICAS: copies of the work streams a NATS cluster keeps. */
@@ -64,7 +80,13 @@ export interface BrowserWorkerOptions {
 export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorkerOptions {
   return {
     natsUrl,
-    slots: config.BROWSER_SLOTS,
+    ...(config.BROWSER_SLOTS === undefined ? {} : { slots: config.BROWSER_SLOTS }),
+    costs: {
+      ...DEFAULT_SLOT_COSTS,
+      baseBytes: config.BROWSER_BASE_MEMORY_MB * 1024 * 1024,
+      slotBytes: config.BROWSER_SLOT_MEMORY_MB * 1024 * 1024,
+    },
+    memoryHighPercent: config.BROWSER_MEMORY_HIGH_PERCENT,
     ackWaitMs: config.TASK_ACK_WAIT_MS,
     queueMax: config.TASK_QUEUE_MAX,
     streamReplicas: config.NATS_STREAM_REPLICAS,
@@ -84,6 +106,8 @@ export function workerOptionsFrom(config: Config, natsUrl: string): BrowserWorke
 
 export interface BrowserWorker {
   workerId: string;
+  /** The slots it runs, and what set that number. */
+  slots: SlotPlan;
   metrics: BrowserMetrics;
   metricsUrl?: string;
   chromium: ChromiumKeeper;
@@ -96,6 +120,20 @@ export interface BrowserWorker {
 export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<BrowserWorker> {
   const workerId = opts.workerId ?? `browser-${randomUUID().slice(0, 8)}`;
   const metrics = createBrowserMetrics();
+  const limits = opts.limits ?? readCgroupLimits();
+  const plan = planSlots(
+    {
+      memoryBytes: limits.memoryLimitBytes ?? totalmem(),
+      cpus: limits.cpus ?? availableParallelism(),
+    },
+    opts.costs ?? DEFAULT_SLOT_COSTS,
+    opts.slots,
+  );
+  if (plan.capped > 0)
+    console.warn(
+      `browser worker ${workerId}: ${opts.slots} slots asked for, ${plan.slots} fit in the memory limit of ${limits.memoryLimitBytes ?? totalmem()} bytes: running ${plan.slots}`,
+    );
+  const slots = plan.slots;
   setSettleDefaults({ budgetMs: opts.settleBudgetMs });
   const allow = parseAllowList(opts.allowPrivate);
   const proxy = await startGuardProxy(allow);
@@ -112,7 +150,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   const warm =
     opts.warmContexts === false
       ? undefined
-      : new WarmContexts(makeWarmContext, () => (draining ? 0 : opts.slots - busyNow));
+      : new WarmContexts(makeWarmContext, () => (draining ? 0 : slots - busyNow));
   // Contexts are made again only after scrapes used them (or wanted one): a crawl's page tasks take none, and
   // making and closing ready ones as its busy slots rise and fall cost it CPU for nothing.
   let used = true;
@@ -149,15 +187,40 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
   await ensureTaskQueue(nc, { maxPending: opts.queueMax, ackWaitMs: opts.ackWaitMs, replicas });
   await ensureResultsStream(nc, { ackWaitMs: RESULTS_ACK_WAIT_MS, replicas });
   const kv = await openWorkersBucket(nc, replicas);
-  metrics.slotsTotal.set(opts.slots);
+  metrics.slotsTotal.set(slots);
+  if (limits.memoryLimitBytes !== undefined) metrics.memoryLimit.set(limits.memoryLimitBytes);
+
+  // Near its memory limit, the worker takes no new task until it is back under (see underPressure).
+  let pressure = false;
+  const thresholds = {
+    high: (opts.memoryHighPercent ?? 85) / 100,
+    low: ((opts.memoryHighPercent ?? 85) - 10) / 100,
+  };
+  const watchMemory = () => {
+    const { workingSetBytes: ws, limitBytes } = limits.memoryNow();
+    if (ws !== undefined) metrics.memoryWorkingSet.set(ws);
+    if (limitBytes !== undefined) metrics.memoryLimit.set(limitBytes);
+    const now = underPressure(pressure, ws, limitBytes, thresholds);
+    if (now === pressure) return;
+    pressure = now;
+    metrics.memoryPressure.set(now ? 1 : 0);
+    if (now) metrics.memoryPauses.inc();
+    console.warn(
+      `browser worker ${workerId}: working set ${ws} of ${limitBytes} bytes: ${now ? "taking no new task" : "taking tasks again"}`,
+    );
+    void publishState(busyNow);
+  };
+  const memoryTimer = setInterval(watchMemory, 1000);
+  memoryTimer.unref();
 
   const publishState = (busy: number) =>
     putWorkerState(kv, {
       workerId,
-      slots: opts.slots,
+      slots,
       busy,
       sessions: sessions.count(),
       draining,
+      ...(pressure ? { memoryPressure: true } : {}),
       updatedAt: Date.now(),
     }).catch(() => {});
   const sessions: SessionHost = new SessionHost(nc, workerId, egress, chromium, metrics, () => {
@@ -247,8 +310,9 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     fetch: (task) => runFetchTask(proxy, task),
   };
   const loops: SlotLoops = startSlotLoops<BrowserTask, AnyReply>(nc, {
-    slots: opts.slots,
+    slots,
     ackWaitMs: opts.ackWaitMs,
+    paused: () => pressure,
     maxPayload: nc.info?.max_payload ?? 1024 * 1024,
     admit: admitTasks(metrics, (value, reply) => publishRefusedPage(nc, value, reply)),
     deadlineOf: (t) => t.deadline,
@@ -300,6 +364,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
 
   return {
     workerId,
+    slots: plan,
     metrics,
     metricsUrl,
     chromium,
@@ -307,6 +372,7 @@ export async function startBrowserWorker(opts: BrowserWorkerOptions): Promise<Br
     async stop() {
       draining = true;
       clearInterval(heartbeat);
+      clearInterval(memoryTimer);
       drainSub.unsubscribe();
       await publishState(loops.busy());
       await Promise.all([loops.drain(), sessions.closeAll("worker_stopping")]);

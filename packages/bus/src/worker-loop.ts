@@ -22,6 +22,8 @@ export interface SlotLoopOptions<T, R> {
    * session keeps its slot this way until it ends.
    */
   holdSlot?: (task: T, reply: R) => Promise<void> | undefined;
+  /** While true, no slot takes a new task (the worker is near its memory limit); tasks running go on. */
+  paused?: () => boolean;
   /** Called with the number of busy slots whenever it changes. */
   onBusy?: (busy: number) => void;
   /** A task whose deadline passed before it started is dropped: nobody waits for it. */
@@ -91,6 +93,10 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
   async function slot(): Promise<void> {
     const consumer = await js.consumers.get(TASK_STREAM, WORKER_CONSUMER);
     while (!stopping) {
+      if (opts.paused?.()) {
+        await new Promise((r) => setTimeout(r, 250));
+        continue;
+      }
       let msg: JsMsg | null = null;
       try {
         msg = await consumer.next({ expires: 2000 });
@@ -102,6 +108,11 @@ export function startSlotLoops<T, R>(nc: NatsConnection, opts: SlotLoopOptions<T
       if (stopping) {
         msg.nak();
         break;
+      }
+      // Paused while this pull waited: handed back for a worker with room (or this one, later).
+      if (opts.paused?.()) {
+        msg.nak(1000);
+        continue;
       }
       busy++;
       opts.onBusy?.(busy);

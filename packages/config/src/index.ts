@@ -17,7 +17,19 @@ export const configSchema = z
     DATA_DIR: z.string().default(".data"),
     /** `npm start`: how long a stop (Ctrl-C, SIGTERM) may take before what still runs is killed. */
     SHUTDOWN_TIMEOUT_MS: intFrom(15_000, 1000),
-    BROWSER_SLOTS: intFrom(4, 1),
+    /**
+     * Browser slots (tasks at once) per worker. Unset: as many as the container's memory limit holds
+     * (BROWSER_BASE_MEMORY_MB, then BROWSER_SLOT_MEMORY_MB each) and its CPU limit keeps busy (half a CPU
+     * each), the host's where there is no limit. Set: taken as it is, unless the memory limit cannot hold it.
+     */
+    BROWSER_SLOTS: z.coerce.number().int().min(1).optional(),
+    BROWSER_BASE_MEMORY_MB: intFrom(512, 64),
+    BROWSER_SLOT_MEMORY_MB: intFrom(384, 32),
+    /**
+     * A worker whose working set reaches this share of its memory limit takes no new task (live sessions go
+     * on) until it is back 10 points below, rather than be OOM-killed mid-task. 100: never stops.
+     */
+    BROWSER_MEMORY_HIGH_PERCENT: z.coerce.number().int().min(20).max(100).default(85),
     BROWSER_METRICS_PORT: intFrom(9464),
     /** Keep a fresh context (with a blank page) ready in each free slot, for scrapes with default context options. */
     BROWSER_WARM_CONTEXTS: z.enum(["on", "off"]).default("on"),

@@ -217,6 +217,8 @@ export const workerState = z.object({
   busy: z.int().min(0),
   sessions: z.int().min(0),
   draining: z.boolean(),
+  /** Near its memory limit: takes no new task (its free slots are not free) until it is back under. */
+  memoryPressure: z.boolean().optional(),
   /** Epoch ms of this entry; an entry older than the bucket's TTL is a worker that is gone. */
   updatedAt: z.number(),
 });
