@@ -76,6 +76,14 @@ export function browserDeployment(pool: BrowserPool, spec: BrowserPoolSpec, repl
       enableServiceLinks: false,
       nodeSelector: spec.nodeSelector,
       tolerations: spec.tolerations,
+      // Spread over nodes (and zones where nodes have one), so a node drained or lost takes a share of
+      // the pool's slots, not all of them; preferred only, so a pool still grows on a node that is free.
+      topologySpreadConstraints: ["kubernetes.io/hostname", "topology.kubernetes.io/zone"].map((key) => ({
+        maxSkew: 1,
+        topologyKey: key,
+        whenUnsatisfiable: "ScheduleAnyway",
+        labelSelector: { matchLabels: selectorLabels(name) },
+      })),
       securityContext: {
         runAsNonRoot: true,
         runAsUser: 10001,

@@ -42,6 +42,10 @@ describe("what the operator writes for a pool", () => {
     assert.deepEqual(c.securityContext?.capabilities?.drop, ["ALL"]);
     assert.equal(c.readinessProbe?.httpGet?.path, "/healthz");
     assert.deepEqual(c.resources?.requests, { cpu: "500m", memory: "1Gi" });
+    // Spread over nodes, preferred: a drained node takes a share of the pool, not all of it.
+    const byHost = pod.topologySpreadConstraints?.find((t) => t.topologyKey === "kubernetes.io/hostname");
+    assert.equal(byHost?.whenUnsatisfiable, "ScheduleAnyway");
+    assert.deepEqual(byHost?.labelSelector?.matchLabels, selectorLabels("web"));
   });
 
   it("sandboxed pods run the pool's seccomp profile, with no privilege and no capability added", () => {
