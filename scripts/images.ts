@@ -80,13 +80,20 @@ function hostLimit(name: string, fallback: number): number {
  * The limits a container gets: never above this machine's (a sandbox without CAP_SYS_RESOURCE cannot
  * raise them, and podman's defaults would), nproc also not above pid_max, which runc refuses here.
  */
-export function ulimitArgs(): string[] {
+export function containerUlimits(): { nofile: number; nproc: number } {
   let pidMax = 32768;
   try {
     pidMax = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim()) || pidMax;
   } catch {}
-  const nofile = Math.min(hostLimit("Max open files", 1024), 1 << 20);
-  const nproc = Math.min(hostLimit("Max processes", 4096), pidMax);
+  return {
+    nofile: Math.min(hostLimit("Max open files", 1024), 1 << 20),
+    nproc: Math.min(hostLimit("Max processes", 4096), pidMax),
+  };
+}
+
+/** containerUlimits as podman's flags. */
+export function ulimitArgs(): string[] {
+  const { nofile, nproc } = containerUlimits();
   return ["--ulimit", `nofile=${nofile}:${nofile}`, "--ulimit", `nproc=${nproc}:${nproc}`];
 }
 

@@ -1,7 +1,8 @@
 /**
  * The stack in real containers: the four images `npm run images` builds (built here first; seconds when
- * nothing changed) run with podman and runc as the chart runs them (their own entry point, user 10001,
- * read-only root with a writable /tmp, no capabilities), on the host network beside a local nats-server,
+ * nothing changed) run through testcontainers over podman's API, with runc, as the chart runs them (their
+ * own entry point, user 10001, read-only root with a writable /tmp, no capabilities), on the host network
+ * beside a local nats-server,
  * PostgreSQL and the fixture site. Everything is asked of the api container: a scrape in every format, a
  * session with an act, a crawl; then each program's /metrics. The operator container leads and sizes a
  * BrowserPool on a real control plane when the Kubernetes test tools are built.
@@ -30,8 +31,10 @@ import {
   tool,
   waitFor,
 } from "../helpers/kube.ts";
+import { sample } from "../helpers/metrics-sample.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
-import { type Container, podmanAsync, runContainer, sample, waitHealthy } from "./podman.ts";
+import { type Container, type RunOptions, runContainer, waitHealthy } from "./run-container.ts";
+import { type ContainerRuntime, startContainerRuntime } from "./runtime.ts";
 
 const podmanThere = spawnSync("podman", ["--version"], { stdio: "ignore" }).status === 0;
 const kubeThere = CLUSTER_TOOLS.every((t) => existsSync(tool(t)));
@@ -46,6 +49,7 @@ describe("the stack in containers", {
   let pg: TestPostgres;
   let llm: FakeLlm;
   let cluster: KubeCluster | undefined;
+  let runtime: ContainerRuntime;
   let key: string;
   const containers: Container[] = [];
   const port: Record<Program, number> = { api: 0, browser: 0, jobs: 0, operator: 0 };
@@ -71,6 +75,7 @@ describe("the stack in containers", {
   before(async () => {
     // The images, as `npm run images` builds them.
     buildImages(undefined, { quiet: true });
+    runtime = await startContainerRuntime();
     dir = await mkdtemp(join(tmpdir(), "bf-containers-"));
     site = await startFixtureSite();
     llm = await startFakeLlm();
@@ -80,8 +85,8 @@ describe("the stack in containers", {
     key = (await issueKey(pg.database.db, accountId, "containers")).key;
 
     const common = { NATS_URL: nats.url, FLEET_ALLOW_PRIVATE: allowPrivate };
-    const start = async (p: Program, env: Record<string, string>, health: string, extra: string[] = []) => {
-      const c = await runContainer(`bf-test-${p}-${process.pid}`, imageName(p), env, extra);
+    const start = async (p: Program, env: Record<string, string>, health: string, more: RunOptions = {}) => {
+      const c = await runContainer(`bf-test-${p}-${process.pid}`, imageName(p), { env, ...more });
       containers.push(c);
       await waitHealthy(c, `http://127.0.0.1:${port[p]}${health}`);
     };
@@ -97,10 +102,10 @@ describe("the stack in containers", {
         BROWSER_SANDBOX: "on",
       },
       "/healthz",
-      [
-        "--shm-size=512m",
-        `--security-opt=seccomp=${join(ROOT, "charts/browserfleet/files/seccomp-chromium.json")}`,
-      ],
+      {
+        shmBytes: 512 * 1024 * 1024,
+        seccompProfile: join(ROOT, "charts/browserfleet/files/seccomp-chromium.json"),
+      },
     );
     await start(
       "api",
@@ -126,14 +131,14 @@ describe("the stack in containers", {
       POD_NAMESPACE: "default",
       RECONCILE_PERIOD_MS: "1000",
     };
-    const operatorExtra: string[] = [];
+    const operatorMore: RunOptions = {};
     if (kubeThere) {
       cluster = await startKubeCluster({ nodes: 0, controllers: false });
       await applyCrd(cluster);
       operatorEnv.KUBECONFIG_PATH = "/etc/browserfleet/kubeconfig";
-      operatorExtra.push("--volume", `${cluster.kubeconfigPath}:/etc/browserfleet/kubeconfig:ro`);
+      operatorMore.readOnlyMounts = { [cluster.kubeconfigPath]: "/etc/browserfleet/kubeconfig" };
     }
-    await start("operator", operatorEnv, "/healthz", operatorExtra);
+    await start("operator", operatorEnv, "/healthz", operatorMore);
   });
 
   after(async () => {
@@ -141,6 +146,7 @@ describe("the stack in containers", {
       if (process.env.BF_CONTAINER_LOGS) console.log(`--- ${c.name}\n${await c.logs()}`);
       await c.remove();
     }
+    await runtime?.stop();
     await cluster?.stop();
     await llm?.close();
     await nats?.stop();
@@ -151,15 +157,10 @@ describe("the stack in containers", {
 
   it("runs each program on Node 24 as user 10001 with a read-only root", async () => {
     for (const c of containers) {
-      const how = await podmanAsync([
-        "inspect",
-        "--format",
-        "{{.Config.User}} {{.HostConfig.ReadonlyRootfs}}",
-        c.name,
-      ]);
-      assert.equal(how.out.trim(), "10001:10001 true", c.name);
-      const inside = await podmanAsync(["exec", c.name, "sh", "-c", "node --version; id -u; touch /app/x"]);
-      const [node, uid, touch] = inside.out.trim().split("\n");
+      const how = await c.inspect();
+      assert.equal(`${how.Config.User} ${how.HostConfig.ReadonlyRootfs}`, "10001:10001 true", c.name);
+      const inside = await c.exec(["sh", "-c", "node --version; id -u; touch /app/x 2>&1"]);
+      const [node, uid, touch] = inside.output.trim().split("\n");
       assert.match(node ?? "", /^v24\./, c.name);
       assert.equal(uid, "10001", c.name);
       assert.match(touch ?? "", /Read-only file system/, c.name);
@@ -210,9 +211,7 @@ describe("the stack in containers", {
     const opened = await call("POST", "/web/v1/session", { url: `${site.url}/article` });
     assert.equal(opened.status, 200, JSON.stringify(opened.body).slice(0, 2000));
     // The container's processes, seen from the host (as root, so their namespaces can be read).
-    const init = Number(
-      (await podmanAsync(["inspect", "--format", "{{.State.Pid}}", browser.name])).out.trim(),
-    );
+    const init = (await browser.inspect()).State.Pid;
     const all = listProcesses();
     const inside = new Set(descendantsOf(all, [init]));
     const renderers = all.filter((p) => inside.has(p.pid) && p.cmdline.includes("--type=renderer"));

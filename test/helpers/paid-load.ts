@@ -212,8 +212,9 @@ export async function chargedByRequest(db: Database, accountIds: string[]): Prom
 
 /**
  * The ledger checked while the api still runs (a cluster's, whose leases and holds stay open): each
- * account's entries sum to its balance, and what it lost is what its answers were charged plus what is
- * still held for calls not settled yet. Asked again until lease charges written behind have landed.
+ * account's entries sum to its balance, what it lost is what its answers were charged plus what is still
+ * held for calls not settled yet, and no hold is open past its TTL (the reaper's interval allowed). Asked
+ * again until lease charges written behind have landed.
  */
 export async function assertReconciledLive(
   db: Database,
@@ -234,6 +235,11 @@ export async function assertReconciledLive(
         from ledger_entries where account_id = ${accountId}`;
       const left = Number(acct?.balance);
       assert.equal(Number(sum?.amount), left, `${what}: the ledger sums to the balance`);
+      // The reaper gives back what a hold still has once its TTL is over (every minute): none is later.
+      const [overdue] = await db.sql<{ n: string }[]>`
+        select count(*)::text as n from holds
+        where account_id = ${accountId} and status = 'open' and expires_at < now() - interval '90 seconds'`;
+      assert.equal(Number(overdue?.n), 0, `${what}: no hold is left open past its TTL`);
       assert.equal(
         balance - left - Number(sum?.held),
         charged,
