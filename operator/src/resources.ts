@@ -76,14 +76,18 @@ export function browserDeployment(pool: BrowserPool, spec: BrowserPoolSpec, repl
       enableServiceLinks: false,
       nodeSelector: spec.nodeSelector,
       tolerations: spec.tolerations,
-      // Spread over nodes (and zones where nodes have one), so a node drained or lost takes a share of
-      // the pool's slots, not all of them; preferred only, so a pool still grows on a node that is free.
-      topologySpreadConstraints: ["kubernetes.io/hostname", "topology.kubernetes.io/zone"].map((key) => ({
-        maxSkew: 1,
-        topologyKey: key,
-        whenUnsatisfiable: "ScheduleAnyway",
-        labelSelector: { matchLabels: selectorLabels(name) },
-      })),
+      // Spread over nodes, so a node drained or lost takes a share of the pool's slots, not all of them;
+      // preferred only, so a pool still grows on a node that is free. By hostname alone: the scheduler
+      // ignores a soft constraint's preference on nodes that lack any of its keys, so adding a zone key
+      // would undo the spread on clusters whose nodes have no zone label.
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: "kubernetes.io/hostname",
+          whenUnsatisfiable: "ScheduleAnyway",
+          labelSelector: { matchLabels: selectorLabels(name) },
+        },
+      ],
       securityContext: {
         runAsNonRoot: true,
         runAsUser: 10001,

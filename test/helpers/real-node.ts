@@ -9,7 +9,7 @@
  * is in the comments where it is set.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { freePort } from "@browserfleet/bus";
 import {
@@ -25,9 +25,27 @@ import {
 } from "./kube.ts";
 
 export const NODE_TOOLS = ["kubelet", "kube-proxy", "coredns"];
+
+/** A node's pod network: its bridge, its pods' subnet, and its own address (the bridge's, their gateway). */
+export interface NodeNetwork {
+  bridge: string;
+  subnet: string;
+  nodeIp: string;
+}
+
+/**
+ * The nodes' networks, one /24 of 10.244.0.0/16 each. They share this host's network namespace, so the
+ * routes between them are the host's own (each bridge a connected route) and one kube-proxy, run by the
+ * first node, serves Services for both.
+ */
+export const NODE_NETWORKS: readonly NodeNetwork[] = [
+  { bridge: "bf0", subnet: "10.244.0.0/24", nodeIp: "10.244.0.1" },
+  { bridge: "bf1", subnet: "10.244.1.0/24", nodeIp: "10.244.1.1" },
+];
+export const CLUSTER_CIDR = "10.244.0.0/16";
 export const BRIDGE = "bf0";
 export const POD_SUBNET = "10.244.0.0/24";
-/** The bridge's address: the node's address, and where the host serves what pods need. */
+/** The first node's address: where the API server, CoreDNS and what the host serves for pods listen. */
 export const NODE_IP = "10.244.0.1";
 /** The image containerd runs as every pod's sandbox (built locally: no registry here). */
 export const PAUSE_IMAGE = "localhost/browserfleet/pause:test";
@@ -59,19 +77,22 @@ export function realNodeMissing(): string | undefined {
  * The bridge pods attach to, with the node's address; made before the API server binds to it. Resolves
  * with a function that removes it again (when this made it) and puts IPv4 forwarding back as it was.
  */
-export async function ensureBridge(): Promise<() => Promise<void>> {
+export async function ensureBridge(
+  net: NodeNetwork = NODE_NETWORKS[0] as NodeNetwork,
+): Promise<() => Promise<void>> {
+  const { bridge, nodeIp } = net;
   const forwarding = (await readFile("/proc/sys/net/ipv4/ip_forward", "utf8")).trim();
-  const has = await run("ip", ["link", "show", BRIDGE]).then(
+  const has = await run("ip", ["link", "show", bridge]).then(
     () => true,
     () => false,
   );
-  if (!has) await run("ip", ["link", "add", BRIDGE, "type", "bridge"]);
-  const addr = await run("ip", ["-4", "addr", "show", BRIDGE]);
-  if (!addr.stdout.includes(`${NODE_IP}/`)) await run("ip", ["addr", "add", `${NODE_IP}/24`, "dev", BRIDGE]);
-  await run("ip", ["link", "set", BRIDGE, "up"]);
+  if (!has) await run("ip", ["link", "add", bridge, "type", "bridge"]);
+  const addr = await run("ip", ["-4", "addr", "show", bridge]);
+  if (!addr.stdout.includes(`${nodeIp}/`)) await run("ip", ["addr", "add", `${nodeIp}/24`, "dev", bridge]);
+  await run("ip", ["link", "set", bridge, "up"]);
   await writeFile("/proc/sys/net/ipv4/ip_forward", "1");
   return async () => {
-    if (!has) await run("ip", ["link", "delete", BRIDGE]).catch(() => {});
+    if (!has) await run("ip", ["link", "delete", bridge]).catch(() => {});
     await writeFile("/proc/sys/net/ipv4/ip_forward", forwarding).catch(() => {});
   };
 }
@@ -107,15 +128,37 @@ export interface RealNode {
   ctr(args: string[], timeoutMs?: number): Promise<string>;
   /** Copy an image from podman's store into containerd's (what a registry pull would do). */
   importImage(ref: string): Promise<void>;
+  /** Import an image saved already (`podman save`), as importImage does. */
+  importTar(tar: string): Promise<void>;
   logs(): string;
   stop(): Promise<void>;
 }
 
+export interface RealNodeOptions {
+  /** Its pod network (default the first; its bridge made with ensureBridge first). */
+  network?: NodeNetwork;
+  /**
+   * The first node runs the cluster's CoreDNS and kube-proxy; another shares this host's network
+   * namespace with it, so it points its pods at that DNS and needs no kube-proxy of its own.
+   */
+  first?: boolean;
+  /** Localhost seccomp profiles read from this folder (the first node's), as one DaemonSet writes them there. */
+  seccompFrom?: string;
+}
+
 /**
- * Start containerd, the kubelet and kube-proxy in `dir`, registered with `cluster` as node `name`, and
- * wait until the node is Ready. The cluster must listen on NODE_IP (startKubeCluster({ address })).
+ * Start containerd, the kubelet and (on the first node) CoreDNS and kube-proxy in `dir`, registered with
+ * `cluster` as node `name`, and wait until the node is Ready. The cluster must listen on NODE_IP
+ * (startKubeCluster({ address })).
  */
-export async function startRealNode(cluster: KubeCluster, dir: string, name = "bf-node"): Promise<RealNode> {
+export async function startRealNode(
+  cluster: KubeCluster,
+  dir: string,
+  name = "bf-node",
+  opts: RealNodeOptions = {},
+): Promise<RealNode> {
+  const net = opts.network ?? (NODE_NETWORKS[0] as NodeNetwork);
+  const first = opts.first ?? net.nodeIp === NODE_IP;
   const procs: Proc[] = [];
   const cd = join(dir, "containerd");
   const sock = join(cd, "containerd.sock");
@@ -164,7 +207,7 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
       for (const id of tasks) await ctr(["tasks", "delete", "-f", id], 30_000).catch(() => "");
       await stopProc(containerd, STOP_GRACE_MS);
     }
-    if (existsSync(tool("kube-proxy"))) await run(tool("kube-proxy"), ["--cleanup"]).catch(() => {});
+    if (first && existsSync(tool("kube-proxy"))) await run(tool("kube-proxy"), ["--cleanup"]).catch(() => {});
     // The kubelet's own iptables chains (it makes them again when it starts).
     for (const ipt of ["iptables", "ip6tables"]) {
       for (const chain of ["INPUT", "OUTPUT"])
@@ -181,6 +224,15 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         await run(ipt, ["-t", table, "-X", chain]).catch(() => {});
       }
     }
+    // What the bridge plugin left (its masquerade rules, network namespaces) cannot be told apart by node
+    // on this shared host: the first node, stopped last, removes what every node left.
+    if (first) await removeCniLeftovers();
+    const mounts = await run("sh", ["-c", `grep -F ' ${dir}/' /proc/mounts | cut -d' ' -f2 | sort -r`]).catch(
+      () => ({ stdout: "" }),
+    );
+    for (const m of mounts.stdout.split("\n").filter(Boolean)) await run("umount", ["-l", m]).catch(() => {});
+  };
+  const removeCniLeftovers = async () => {
     // Masquerade rules the bridge plugin made for a pod whose sandbox was not taken down through it.
     const nat = (await run("iptables-save", ["-t", "nat"]).catch(() => ({ stdout: "" }))).stdout.split("\n");
     for (const line of nat.filter((l) => l.startsWith("-A POSTROUTING") && l.includes('name: \\"bf\\"'))) {
@@ -195,10 +247,6 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
     for (const ns of netns.split("\n").map((l) => l.split(" ")[0]))
       if (ns?.startsWith("cni-") && !netnsBefore.has(ns))
         await run("ip", ["netns", "delete", ns]).catch(() => {});
-    const mounts = await run("sh", ["-c", `grep -F ' ${dir}/' /proc/mounts | cut -d' ' -f2 | sort -r`]).catch(
-      () => ({ stdout: "" }),
-    );
-    for (const m of mounts.stdout.split("\n").filter(Boolean)) await run("umount", ["-l", m]).catch(() => {});
   };
   try {
     await mkdir(cniConf, { recursive: true });
@@ -211,13 +259,13 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         plugins: [
           {
             type: "bridge",
-            bridge: BRIDGE,
+            bridge: net.bridge,
             isGateway: true,
             ipMasq: true,
             hairpinMode: true,
             ipam: {
               type: "host-local",
-              ranges: [[{ subnet: POD_SUBNET, gateway: NODE_IP }]],
+              ranges: [[{ subnet: net.subnet, gateway: net.nodeIp }]],
               routes: [{ dst: "0.0.0.0/0" }],
               dataDir: join(dir, "cni-ipam"),
             },
@@ -293,8 +341,8 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         "",
       ].join("\n"),
     );
-    const dns = startProc("coredns", tool("coredns"), ["-conf", join(dir, "Corefile")]);
-    procs.push(dns);
+    if (first) procs.push(startProc("coredns", tool("coredns"), ["-conf", join(dir, "Corefile")]));
+    if (opts.seccompFrom) await symlink(opts.seccompFrom, join(kubeletDir, "seccomp"));
     await writeFile(
       join(dir, "kubelet.yaml"),
       JSON.stringify({
@@ -312,7 +360,7 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         // Nothing but the test talks to the kubelet's API.
         authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
         authorization: { mode: "AlwaysAllow" },
-        address: NODE_IP,
+        address: net.nodeIp,
         port: await freePort(),
         readOnlyPort: 0,
         healthzPort: 0,
@@ -336,32 +384,34 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
       `--root-dir=${kubeletDir}`,
       `--cert-dir=${join(kubeletDir, "pki")}`,
       `--hostname-override=${name}`,
-      `--node-ip=${NODE_IP}`,
+      `--node-ip=${net.nodeIp}`,
       "--v=1",
     ]);
     procs.push(kubelet);
-    await writeFile(
-      join(dir, "kube-proxy.yaml"),
-      JSON.stringify({
-        apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
-        kind: "KubeProxyConfiguration",
-        mode: "iptables",
-        clientConnection: { kubeconfig },
-        hostnameOverride: name,
-        clusterCIDR: POD_SUBNET,
-        bindAddress: NODE_IP,
-        healthzBindAddress: `127.0.0.1:${await freePort()}`,
-        metricsBindAddress: `127.0.0.1:${await freePort()}`,
-        // kube-proxy would raise nf_conntrack_max; the sandbox's /proc/sys is not its to change.
-        conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: "0s", tcpCloseWaitTimeout: "0s" },
-        iptables: { syncPeriod: "2s", minSyncPeriod: "0s" },
-      }),
-    );
-    const proxy = startProc("kube-proxy", tool("kube-proxy"), [
-      `--config=${join(dir, "kube-proxy.yaml")}`,
-      "--v=1",
-    ]);
-    procs.push(proxy);
+    if (first) {
+      await writeFile(
+        join(dir, "kube-proxy.yaml"),
+        JSON.stringify({
+          apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
+          kind: "KubeProxyConfiguration",
+          mode: "iptables",
+          clientConnection: { kubeconfig },
+          hostnameOverride: name,
+          clusterCIDR: CLUSTER_CIDR,
+          bindAddress: NODE_IP,
+          healthzBindAddress: `127.0.0.1:${await freePort()}`,
+          metricsBindAddress: `127.0.0.1:${await freePort()}`,
+          // kube-proxy would raise nf_conntrack_max; the sandbox's /proc/sys is not its to change.
+          conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: "0s", tcpCloseWaitTimeout: "0s" },
+          iptables: { syncPeriod: "2s", minSyncPeriod: "0s" },
+        }),
+      );
+      const proxy = startProc("kube-proxy", tool("kube-proxy"), [
+        `--config=${join(dir, "kube-proxy.yaml")}`,
+        "--v=1",
+      ]);
+      procs.push(proxy);
+    }
 
     await waitFor(
       `node ${name} Ready`,
@@ -383,6 +433,9 @@ export async function startRealNode(cluster: KubeCluster, dir: string, name = "b
         await run("podman", ["save", "-o", tar, ref], { timeoutMs: 900_000 });
         await ctr(["images", "import", tar], 900_000);
         await rm(tar, { force: true });
+      },
+      importTar: async (tar) => {
+        await ctr(["images", "import", tar], 900_000);
       },
       logs: () => procs.map((p) => `--- ${p.name}\n${p.output().slice(-6000)}`).join("\n"),
       stop,

@@ -1,19 +1,23 @@
 /**
- * The chart on a real node: a kubelet (containerd + runc), with kube-proxy, joined to the control plane
- * the other Kubernetes tests start; the images `npm run images` builds, copied into containerd; the chart
- * installed with `helm install`. NATS and PostgreSQL are the chart's own, from the images built here
- * (`npm run images -- nats postgres`): NATS a 3-server JetStream cluster, each server and PostgreSQL on a
- * local PersistentVolume the test makes; the pods reach them by name through the cluster's DNS.
+ * The chart on two real nodes: two kubelets, each with its own containerd (+ runc) and pod subnet (a
+ * bridge each, 10.244.0.0/24 and 10.244.1.0/24, routed by the host they share, which also runs one
+ * kube-proxy and CoreDNS for both), joined to the control plane the other Kubernetes tests start; the
+ * images `npm run images` builds, copied into both containerds; the chart installed with `helm install`.
+ * NATS and PostgreSQL are the chart's own, from the images built here (`npm run images -- nats postgres`):
+ * NATS a 3-server JetStream cluster, each server and PostgreSQL on a local PersistentVolume the test makes
+ * on the first node; the pods reach them by name through the cluster's DNS.
  *
- * Proves: every workload becomes Ready through the chart's own probes, run by the kubelet; a scrape
+ * Proves: every workload becomes Ready through the chart's own probes, run by the kubelets; a scrape
  * through the api Service (its ClusterIP, routed by kube-proxy) returns the page; a JetStream backlog
- * makes the operator add real browser pods, which take tasks; scaling down drains the idle pods and
- * keeps the one holding a live session, which still answers; the PostgreSQL pod deleted comes back on its
- * volume with every ledger row; the NATS server leading the task stream killed (its pod deleted with no
- * grace) while scrapes run: every scrape is answered, and the server comes back on its volume and catches up.
- * Faults under paid load, one at a time (the api's process killed, a NATS server killed, the PostgreSQL pod
- * deleted), each followed by the ledger checked against what every answer said it charged; and a live
- * session whose browser pod is deleted. Two are marked todo, for what they found (see each).
+ * makes the operator add real browser pods, spread over both nodes, which take tasks; scaling down drains
+ * the idle pods and keeps the one holding a live session, which still answers; sessions on pods of both
+ * nodes answer acts from the api; the second node drained under paid load (its pods evicted, placed again
+ * on the first); the PostgreSQL pod deleted comes back on its volume with every ledger row; the NATS server
+ * leading the task stream killed (its pod deleted with no grace) while scrapes run: every scrape is
+ * answered, and the server comes back on its volume and catches up. Faults under paid load, one at a time
+ * (the node drained, the api's process killed, a NATS server killed, the PostgreSQL pod deleted), each
+ * followed by the ledger checked against what every answer said it charged and no hold left past its TTL;
+ * and a live session whose browser pod is deleted. The api-kill test is marked todo for what it found once.
  *
  * `npm run test:node`. Skips, saying why, where a real node cannot run (not root, no containerd/runc/CNI
  * plugins, no Go to build the kubelet, no podman for the images).
@@ -30,7 +34,6 @@ import { connectDb, type Database } from "@browserfleet/db";
 import { jetstreamManager } from "@nats-io/jetstream";
 import yaml from "js-yaml";
 import { buildImages, imageName, PROGRAMS, type Program, type Target } from "../../../scripts/images.ts";
-import { sample } from "../../containers/podman.ts";
 import { type FixtureSite, startFixtureSite } from "../../fixture-site/server.ts";
 import {
   ensureKubeTools,
@@ -42,6 +45,7 @@ import {
   tool,
   waitFor,
 } from "../../helpers/kube.ts";
+import { sample } from "../../helpers/metrics-sample.ts";
 import {
   assertReconciledLive,
   chargedByRequest,
@@ -55,6 +59,8 @@ import {
   ensureBridge,
   ensureNodeTools,
   NODE_IP,
+  NODE_NETWORKS,
+  type NodeNetwork,
   PAUSE_IMAGE,
   type RealNode,
   realNodeMissing,
@@ -75,10 +81,12 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   /** The chart's in-cluster PostgreSQL, reached from the host through its Service's ClusterIP. */
   let db: Database | undefined;
   let cluster: KubeCluster;
+  /** The first node (the control plane's address, CoreDNS, kube-proxy, the local volumes) and a second one. */
   let node: RealNode;
+  let node2: RealNode;
   let key: string;
   let apiBase: string;
-  let removeBridge: (() => Promise<void>) | undefined;
+  const removeBridges: Array<() => Promise<void>> = [];
   const siteUrl = (path: string) => `${site.url}${path}`;
 
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
@@ -123,13 +131,18 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     buildImages(images, { quiet: true });
     phase("images built");
     dir = await mkdtemp(join(tmpdir(), "bf-node-"));
-    removeBridge = await ensureBridge();
+    for (const net of NODE_NETWORKS) removeBridges.push(await ensureBridge(net));
     site = await startFixtureSite({ host: NODE_IP });
 
     cluster = await startKubeCluster({ nodes: 0, address: NODE_IP });
     phase("control plane up");
-    node = await startRealNode(cluster, join(dir, "node"));
-    phase("node Ready");
+    node = await startRealNode(cluster, join(dir, "node"), "bf-node");
+    node2 = await startRealNode(cluster, join(dir, "node2"), "bf-node-2", {
+      network: NODE_NETWORKS[1] as NodeNetwork,
+      first: false,
+      seccompFrom: node.seccompDir,
+    });
+    phase("two nodes Ready");
     // The chart's PostgreSQL and NATS servers claim volumes of this class: local PersistentVolumes on the
     // node (what a provisioner would make), kept across pods. Each folder belongs to its server's user
     // (postgres 70, NATS 10001), as fsGroup does not apply to local volumes.
@@ -172,8 +185,12 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     ]);
     for (const c of created) assert.equal(c.status, 201, JSON.stringify(c.body));
     await buildPauseImage(dir);
+    // Each image saved once and imported into both nodes' containerd (what pulls from a registry would do).
     for (const ref of [PAUSE_IMAGE, ...images.map((p) => imageName(p))]) {
-      await node.importImage(ref);
+      const tar = join(dir, "image.tar");
+      await run("podman", ["save", "-o", tar, ref], { timeoutMs: 900_000 });
+      await Promise.all([node.importTar(tar), node2.importTar(tar)]);
+      await rm(tar, { force: true });
       phase(`imported ${ref}`);
     }
 
@@ -259,13 +276,15 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   }
 
   after(async () => {
-    if (process.env.BF_NODE_LOGS && node) console.log(node.logs());
+    if (process.env.BF_NODE_LOGS && node) console.log(node.logs(), node2?.logs());
+    // The second node first: the first one's kube-proxy serves both until the end.
+    await node2?.stop();
     await node?.stop();
     await cluster?.stop();
     await db?.close();
     await site?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
-    await removeBridge?.();
+    for (const remove of removeBridges.reverse()) await remove();
   });
 
   it("makes every workload Ready with the chart's probes", async () => {
@@ -295,14 +314,29 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       1000,
     );
     const all = (await get(`/api/v1/namespaces/${NS}/pods`)).items as Json[];
-    // api, jobs, operator, three NATS servers, PostgreSQL, the seccomp profile's installer and one browser pod.
-    assert.equal(all.length, 9, all.map((p) => p.metadata.name).join(", "));
+    // api, jobs, operator, three NATS servers, PostgreSQL, the seccomp profile's installer on each node and
+    // one browser pod.
+    assert.equal(all.length, 10, all.map((p) => p.metadata.name).join(", "));
+    const nets = new Map([
+      [node.name, NODE_NETWORKS[0] as NodeNetwork],
+      [node2.name, NODE_NETWORKS[1] as NodeNetwork],
+    ]);
     for (const pod of all) {
-      assert.equal(pod.spec.nodeName, node.name, pod.metadata.name);
+      const net = nets.get(pod.spec.nodeName);
+      assert.ok(net, `${pod.metadata.name} on one of the two nodes (${pod.spec.nodeName})`);
       assert.ok(isReady(pod), `${pod.metadata.name} Ready`);
       assert.ok(pod.spec.containers[0].readinessProbe, `${pod.metadata.name} has a readiness probe`);
-      assert.ok(pod.status.podIP.startsWith("10.244.0."), `${pod.metadata.name} on the pod network`);
+      assert.ok(
+        pod.status.podIP.startsWith(net.nodeIp.replace(/1$/, "")),
+        `${pod.metadata.name} on its node's pod network`,
+      );
     }
+    // The servers with a volume run where their volume is.
+    for (const pod of all.filter((p) => /-(postgres|nats)-\d$/.test(p.metadata.name)))
+      assert.equal(pod.spec.nodeName, node.name, `${pod.metadata.name} on its volume's node`);
+    process.stderr.write(
+      `[real node] placed: ${all.map((p) => `${p.metadata.name}@${p.spec.nodeName}`).join(", ")}\n`,
+    );
     const metrics = await podMetrics(pods[0]);
     assert.equal(sample(metrics, "fleet_browser_slots"), 2);
     // Chromium sandboxed in the pod, under the chart's Localhost profile the DaemonSet wrote on the node.
@@ -424,6 +458,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 1000));
     const added = grown.filter((p) => !before.includes(p.metadata.name));
     assert.equal(added.length, 2);
+    const nodesUsed = new Set(grown.map((p) => p.spec.nodeName));
+    assert.equal(nodesUsed.size, 2, `the pool is spread over both nodes: ${[...nodesUsed].join(", ")}`);
     for (const pod of added) {
       const tasks = tasksSeen.get(pod.metadata.name) ?? 0;
       assert.ok(tasks >= 1, `${pod.metadata.name} took a task (${tasks})`);
@@ -460,6 +496,145 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     assert.match(done.body.data.markdown, /Welcome, ada/);
     assert.equal((await call("DELETE", `/web/v1/session/${sessionId}`)).status, 200);
   });
+
+  it("pins sessions to pods on both nodes: acts reach each from the api, wherever it runs", async () => {
+    await setPoolMin(2);
+    const pods = await waitFor(
+      "two Ready browser pods, one on each node",
+      async () => {
+        const p = (await browserPods()).filter(isReady);
+        return p.length === 2 && new Set(p.map((x) => x.spec.nodeName)).size === 2 ? p : undefined;
+      },
+      240_000,
+      1000,
+    );
+    const apiNode = (
+      await get(
+        `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent("app.kubernetes.io/component=api")}`,
+      )
+    ).items[0].spec.nodeName;
+    // Sessions opened until each pod holds one (two slots each: at most four).
+    const sessions: Array<{ id: string; ref: string; pod: string }> = [];
+    const holding = async () => {
+      const held = new Map<string, number>();
+      for (const pod of pods)
+        held.set(
+          pod.metadata.name,
+          sample(await podMetrics(pod).catch(() => ""), "fleet_sessions_open") || 0,
+        );
+      return held;
+    };
+    for (let i = 0; i < 4 && [...(await holding()).values()].some((n) => n === 0); i++) {
+      const before = await holding();
+      const opened = await call("POST", "/web/v1/session", { url: siteUrl("/form") });
+      assert.equal(opened.status, 200, JSON.stringify(opened.body).slice(0, 1000));
+      const after = await holding();
+      const pod = [...after].find(([name, n]) => n > (before.get(name) ?? 0))?.[0] ?? "";
+      const ref = opened.body.data.controls.find(
+        (c: Json) => c.role === "textbox" && c.name === "Username",
+      ).ref;
+      sessions.push({ id: opened.body.sessionId, ref, pod });
+    }
+    const nodeOf = new Map(pods.map((p) => [p.metadata.name, p.spec.nodeName]));
+    const sessionNodes = new Set(sessions.map((x) => nodeOf.get(x.pod)));
+    assert.equal(sessionNodes.size, 2, `sessions on both nodes: ${JSON.stringify(sessions)}`);
+    for (const x of sessions) {
+      const acted = await call("POST", "/web/v1/act", {
+        sessionId: x.id,
+        actions: [{ type: { ref: x.ref, text: `on-${nodeOf.get(x.pod)}` } }, { press: "Enter" }],
+        formats: ["markdown"],
+      });
+      assert.equal(acted.status, 200, JSON.stringify(acted.body).slice(0, 1000));
+      assert.match(acted.body.data.markdown, new RegExp(`Welcome, on-${nodeOf.get(x.pod)}`));
+      assert.equal((await call("DELETE", `/web/v1/session/${x.id}`)).status, 200);
+    }
+    process.stderr.write(
+      `[real node] the api on ${apiNode}; sessions on ${sessions.map((x) => `${x.pod}@${nodeOf.get(x.pod)}`).join(", ")}\n`,
+    );
+  });
+
+  it("drains the second node under paid load: its pods evicted and placed on the first, the ledger reconciled", async (t) => {
+    const load = paidLoad(db!, site.url);
+    const accounts = await load.newAccounts(3);
+    const onNode2 = async () =>
+      (
+        (await get(`/api/v1/namespaces/${NS}/pods?fieldSelector=spec.nodeName%3D${node2.name}`))
+          .items as Json[]
+      ).filter((p) => p.metadata.ownerReferences?.[0]?.kind !== "DaemonSet");
+    const evicted: string[] = [];
+    const outcomes = await load.underLoad(
+      { url: apiBase },
+      accounts,
+      async () => {
+        await cordon(node2.name, true);
+        // As kubectl drain does: every pod but a DaemonSet's evicted through the Eviction API, which
+        // honours the PodDisruptionBudgets (429 while one would be broken: asked again).
+        for (const pod of await onNode2()) {
+          const name = pod.metadata.name;
+          await waitFor(
+            `${name} evicted`,
+            async () => {
+              const r = await cluster.api("POST", `/api/v1/namespaces/${NS}/pods/${name}/eviction`, {
+                apiVersion: "policy/v1",
+                kind: "Eviction",
+                metadata: { name, namespace: NS },
+              });
+              if (r.status === 429) return false;
+              assert.ok(r.status < 300 || r.status === 404, `${name}: ${r.status} ${JSON.stringify(r.body)}`);
+              return true;
+            },
+            120_000,
+            1000,
+          );
+          evicted.push(name);
+        }
+        await waitFor("the second node empty", async () => (await onNode2()).length === 0, 180_000, 1000);
+        await waitFor(
+          "every workload Ready again on the first node",
+          async () => {
+            const pods = (await get(`/api/v1/namespaces/${NS}/pods`)).items as Json[];
+            const browsers = pods.filter(
+              (p) => p.metadata.labels?.["app.kubernetes.io/component"] === "browser",
+            );
+            return (
+              browsers.filter(isReady).length >= 2 &&
+              pods
+                .filter((p) => p.metadata.ownerReferences?.[0]?.kind !== "DaemonSet")
+                .every((p) => isReady(p) && p.spec.nodeName === node.name)
+            );
+          },
+          300_000,
+          1000,
+        );
+      },
+      5_000,
+    );
+    report(t, `node drained (${evicted.join(", ")})`, outcomes);
+    assert.ok(evicted.length >= 1, "the second node ran pods to evict");
+    await assertReconciledLive(db!, accounts, outcomes, "node drained");
+    await cordon(node2.name, false);
+    await setPoolMin(1);
+  });
+
+  async function cordon(name: string, unschedulable: boolean) {
+    const r = await cluster.api(
+      "PATCH",
+      `/api/v1/nodes/${name}`,
+      { spec: { unschedulable } },
+      "application/merge-patch+json",
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+
+  async function setPoolMin(minReplicas: number) {
+    const r = await cluster.api(
+      "PATCH",
+      `/apis/browserfleet.dev/v1alpha1/namespaces/${NS}/browserpools/default`,
+      { spec: { minReplicas } },
+      "application/merge-patch+json",
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
 
   it("keeps every ledger row when the PostgreSQL pod is deleted: it comes back on its volume", async () => {
     const rows = async (d: Database) =>
