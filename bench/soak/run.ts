@@ -1,0 +1,216 @@
+/**
+ * Soak: the local stack under a mixed paid load for a long while (60 minutes by default), each program in
+ * its own process as it is deployed: the api, a browser worker (with its Chromium), the jobs program, NATS
+ * and PostgreSQL. Keyed callers keep up rendered scrapes, cached scrapes, sessions with acts, and a small
+ * crawl now and then. The memory of each process (PSS, its children included: Chromium's for the worker,
+ * the backends for PostgreSQL) is sampled every 15 s.
+ *
+ * Prints, per process: its memory at 10 minutes (the baseline: what a warmed-up process holds), at the
+ * end, the growth past the baseline (goal: at most 5%), and the slope of a least-squares line through the
+ * samples after 10 minutes (MiB per hour); then the calls made and the errors (goal: none), and the
+ * Chromium processes left once everything has stopped (goal: none).
+ *
+ *   npm run bench:soak -- [--minutes 60] [--callers 4]
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { createAccount, issueKey } from "@browserfleet/billing";
+import { startLocalNats } from "@browserfleet/bus";
+import { descendantsOf, listProcesses, pssBytes } from "../../apps/browser/src/process-memory.ts";
+import { startFixtureSite } from "../../test/fixture-site/server.ts";
+import { paidCall } from "../../test/helpers/paid-load.ts";
+import { startTestPostgres } from "../../test/helpers/postgres.ts";
+import { spawnProgram } from "../../test/helpers/programs.ts";
+
+const { values } = parseArgs({
+  options: { minutes: { type: "string", default: "60" }, callers: { type: "string", default: "4" } },
+});
+const minutes = Number(values.minutes);
+const callers = Number(values.callers);
+const BASELINE_MIN = Math.min(10, minutes / 3);
+const SAMPLE_MS = 15_000;
+const MiB = 1024 * 1024;
+const ALLOW = "127.0.0.1/32";
+
+const chromiumCount = () => listProcesses().filter((p) => /chrom/i.test(p.name)).length;
+const strayBefore = chromiumCount();
+
+const dir = await mkdtemp(join(tmpdir(), "bf-soak-"));
+const site = await startFixtureSite();
+const nats = await startLocalNats({ dataDir: join(dir, "nats") });
+const pg = await startTestPostgres();
+const { accountId } = await createAccount(pg.database.db, { balanceMicros: 10_000_000_000 });
+const { key } = await issueKey(pg.database.db, accountId, "soak");
+const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, FLEET_ALLOW_PRIVATE: ALLOW };
+const api = await spawnProgram(
+  "apps/api/src/main.ts",
+  { ...env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "api") },
+  /api listening on \S+\n/,
+);
+const apiUrl = /api listening on (\S+)\n/.exec(api.output())?.[1] as string;
+const worker = await spawnProgram(
+  "apps/browser/src/main.ts",
+  { ...env, BROWSER_SLOTS: "4", BROWSER_METRICS_PORT: "0" },
+  /metrics at \S+\n/,
+);
+const jobs = await spawnProgram(
+  "apps/jobs/src/main.ts",
+  { ...env, JOBS_METRICS_PORT: "0" },
+  /jobs program running/,
+);
+
+/** The processes watched: each with every process below it. */
+const postmaster = () =>
+  listProcesses().find(
+    (p) => /postgres/.test(p.cmdline) && p.cmdline.includes(" -D ") && p.cmdline.includes("fleet-pg-"),
+  )?.pid;
+const watched: Record<string, () => number | undefined> = {
+  api: () => api.pid,
+  "browser worker (with Chromium)": () => worker.pid,
+  jobs: () => jobs.pid,
+  NATS: () => nats.process.pid,
+  PostgreSQL: postmaster,
+};
+const samples = new Map<string, Array<{ min: number; mib: number }>>(
+  Object.keys(watched).map((k) => [k, []]),
+);
+const started = Date.now();
+const elapsedMin = () => (Date.now() - started) / 60_000;
+function sampleMemory() {
+  const all = listProcesses();
+  for (const [name, pidOf] of Object.entries(watched)) {
+    const pid = pidOf();
+    if (!pid) continue;
+    const mib = descendantsOf(all, [pid]).reduce((s, p) => s + pssBytes(p), 0) / MiB;
+    samples.get(name)?.push({ min: elapsedMin(), mib });
+  }
+}
+const sampler = setInterval(sampleMemory, SAMPLE_MS);
+
+// The load: each caller in turn makes a rendered scrape, a cached one, and a session with three acts;
+// the first caller also starts a small crawl every five minutes and waits for it.
+const counts = { calls: 0, errors: 0, crawls: 0 };
+const errors = new Map<string, number>();
+const caller = { key, accountId };
+const note = (status: number, what: string, body?: unknown) => {
+  counts.calls++;
+  if (status === 200) return;
+  counts.errors++;
+  const k = `${what} ${status} ${(body as { error?: { code?: string } })?.error?.code ?? ""}`.trim();
+  errors.set(k, (errors.get(k) ?? 0) + 1);
+};
+const until = started + minutes * 60_000;
+let n = 0;
+async function loop(c: number) {
+  let lastCrawl = 0;
+  while (Date.now() < until) {
+    const i = n++;
+    const rendered = await paidCall(apiUrl, caller, "/web/v1/scrape", {
+      url: `${site.url}/article?soak=${i}`,
+      formats: ["markdown", "links"],
+    });
+    note(rendered.outcome.status, "scrape", rendered.body);
+    const cached = await paidCall(
+      apiUrl,
+      caller,
+      "/web/v1/scrape",
+      {
+        url: `${site.url}/article`,
+        formats: ["markdown"],
+        maxAge: 600_000,
+      },
+      true,
+    );
+    note(cached.outcome.status, "cached scrape", cached.body);
+    const opened = await paidCall(apiUrl, caller, "/web/v1/session", { url: `${site.url}/form` });
+    note(opened.outcome.status, "session", opened.body);
+    if (opened.outcome.status === 200) {
+      const id = opened.body.sessionId as string;
+      for (const actions of [[{ press: "Tab" }], [{ press: "Tab" }], [{ scroll: {} }]]) {
+        const acted = await paidCall(apiUrl, caller, "/web/v1/act", { sessionId: id, actions });
+        note(acted.outcome.status, "act", acted.body);
+      }
+      const closed = await fetch(`${apiUrl}/web/v1/session/${id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}` },
+      });
+      note(closed.status, "session close", await closed.json().catch(() => undefined));
+    }
+    if (c === 0 && Date.now() - lastCrawl > 5 * 60_000) {
+      lastCrawl = Date.now();
+      const crawl = await paidCall(apiUrl, caller, "/web/v1/crawl", {
+        url: `${site.url}/crawl/`,
+        limit: 8,
+        formats: ["markdown"],
+      });
+      note(crawl.outcome.status, "crawl", crawl.body);
+      if (crawl.outcome.status === 200) {
+        counts.crawls++;
+        for (;;) {
+          await new Promise((r) => setTimeout(r, 2_000));
+          const r = await fetch(`${apiUrl}/web/v1/crawl/${crawl.body.jobId}?limit=1`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          const job = (await r.json()) as { status?: string };
+          if (job.status !== "running" && job.status !== "queued") {
+            note(job.status === "completed" ? 200 : 500, "crawl job", job);
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+process.stderr.write(`soak: ${minutes} min, ${callers} callers, memory every ${SAMPLE_MS / 1000} s\n`);
+sampleMemory();
+await Promise.all(Array.from({ length: callers }, (_, c) => loop(c)));
+clearInterval(sampler);
+sampleMemory();
+
+// Everything stops, as a deployment's processes do (SIGTERM), then the Chromium processes are counted.
+for (const p of [jobs, worker, api]) {
+  const gone = new Promise((r) => p.once("exit", r));
+  p.kill("SIGTERM");
+  await Promise.race([gone, new Promise((r) => setTimeout(r, 30_000))]);
+}
+await nats.stop();
+await pg.stop();
+await site.close();
+await new Promise((r) => setTimeout(r, 2_000));
+const stray = chromiumCount() - strayBefore;
+await rm(dir, { recursive: true, force: true });
+
+/** Least-squares slope of mib over min, in MiB per hour. */
+function slopePerHour(points: Array<{ min: number; mib: number }>): number {
+  if (points.length < 2) return 0;
+  const mx = points.reduce((s, p) => s + p.min, 0) / points.length;
+  const my = points.reduce((s, p) => s + p.mib, 0) / points.length;
+  const num = points.reduce((s, p) => s + (p.min - mx) * (p.mib - my), 0);
+  const den = points.reduce((s, p) => s + (p.min - mx) ** 2, 0);
+  return den === 0 ? 0 : (num / den) * 60;
+}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : (s[Math.floor(s.length / 2)] as number);
+};
+
+console.log(
+  `soak: ${minutes} min, ${counts.calls} calls (${counts.crawls} crawls), baseline at ${BASELINE_MIN.toFixed(1)} min`,
+);
+for (const [name, points] of samples) {
+  // The baseline and the end, each the median of the samples of a minute around it (one sample is noisy).
+  const near = (at: number) => median(points.filter((p) => Math.abs(p.min - at) <= 1).map((p) => p.mib));
+  const base = near(BASELINE_MIN);
+  const end = near(elapsedMin());
+  const after = points.filter((p) => p.min >= BASELINE_MIN);
+  const growth = base > 0 ? ((end - base) / base) * 100 : 0;
+  console.log(
+    `  ${name}: ${base.toFixed(0)} MiB at ${BASELINE_MIN.toFixed(1)} min, ${end.toFixed(0)} MiB at the end: growth ${growth.toFixed(1)}% (goal <= 5%), slope ${slopePerHour(after).toFixed(1)} MiB/h`,
+  );
+}
+console.log(
+  `  errors: ${counts.errors} of ${counts.calls} calls (goal 0)${[...errors].map(([k, v]) => `; ${v} x ${k}`).join("")}`,
+);
+console.log(`  Chromium processes left after the stop: ${stray} (goal 0)`);
