@@ -17,7 +17,7 @@
  * answered, and the server comes back on its volume and catches up. Faults under paid load, one at a time
  * (the node drained, the api's process killed, a NATS server killed, the PostgreSQL pod deleted), each
  * followed by the ledger checked against what every answer said it charged and no hold left past its TTL;
- * and a live session whose browser pod is deleted. The api-kill test is marked todo for what it found once.
+ * and a live session whose browser pod is deleted.
  *
  * `npm run test:node`. Skips, saying why, where a real node cannot run (not root, no containerd/runc/CNI
  * plugins, no Go to build the kubelet, no podman for the images).
@@ -205,7 +205,14 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         pullPolicy: "Never",
       },
       config: { FLEET_ALLOW_PRIVATE: `${NODE_IP}/32` },
-      api: { replicas: 1, resources: { requests: { cpu: "50m", memory: "128Mi" } } },
+      // Not port 80: this machine's egress proxy answers port-80 connections that leave it (as one to a
+      // ClusterIP does in the moment its Service has no ready endpoint and so no kube-proxy rule), and
+      // keep-alive then reuses those sockets: that was the "404 with an empty body" of earlier runs.
+      api: {
+        replicas: 1,
+        service: { port: 8080 },
+        resources: { requests: { cpu: "50m", memory: "128Mi" } },
+      },
       jobs: { replicas: 1, resources: { requests: { cpu: "50m", memory: "128Mi" } } },
       operator: { replicas: 1, reconcilePeriodSeconds: 2 },
       browserPool: {
@@ -661,7 +668,13 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       60_000,
       500,
     );
-    assert.deepEqual(now.slice(0, before.length), before, "every row written before is still there");
+    // Rows are compared as a set: the api goes on writing (leases given back) while the pod is away.
+    const kept = new Set(now);
+    assert.deepEqual(
+      before.filter((r) => !kept.has(r)),
+      [],
+      "every row written before is still there",
+    );
     // The api's pool reconnects by itself and charges again.
     await waitFor(
       "a paid scrape after the restart",
@@ -718,9 +731,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
 
   // Faults under paid load, one at a time: keyed callers scrape through the api Service (rendered and
   // cached pages) while each fault runs; after it, each account paid exactly what its answers were charged.
-  it("the api's process killed with kill -9 under paid load: restarted in its pod, every call charged what its answer said", {
-    todo: "after the restart, most calls through the api Service were answered 404 with an empty body and no content type, in 3 of 5 runs (and in the tests after it): not traced yet",
-  }, async (t) => {
+  it("the api's process killed with kill -9 under paid load: restarted in its pod, every call charged what its answer said", async (t) => {
     // The api's process killed with kill -9: the kubelet restarts its container in the same pod, whose
     // emptyDir keeps the balance-lease journal, and the new process writes the charges it lacks.
     const api = { url: apiBase };
