@@ -41,8 +41,12 @@ const dir = await mkdtemp(join(tmpdir(), "bf-soak-"));
 const site = await startFixtureSite();
 const nats = await startLocalNats({ dataDir: join(dir, "nats") });
 const pg = await startTestPostgres();
-const { accountId } = await createAccount(pg.database.db, { balanceMicros: 10_000_000_000 });
-const { key } = await issueKey(pg.database.db, accountId, "soak");
+// One account and key per caller, as separate clients are: each key has its own rate limit.
+const keys: Array<{ key: string; accountId: string }> = [];
+for (let c = 0; c < callers; c++) {
+  const { accountId } = await createAccount(pg.database.db, { balanceMicros: 10_000_000_000 });
+  keys.push({ accountId, key: (await issueKey(pg.database.db, accountId, `soak-${c}`)).key });
+}
 const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, FLEET_ALLOW_PRIVATE: ALLOW };
 const api = await spawnProgram(
   "apps/api/src/main.ts",
@@ -91,12 +95,20 @@ const sampler = setInterval(sampleMemory, SAMPLE_MS);
 
 // The load: each caller in turn makes a rendered scrape, a cached one, and a session with three acts;
 // the first caller also starts a small crawl every five minutes and waits for it.
-const counts = { calls: 0, errors: 0, crawls: 0 };
+const counts = { calls: 0, errors: 0, crawls: 0, limited: 0 };
 const errors = new Map<string, number>();
-const caller = { key, accountId };
-const note = (status: number, what: string, body?: unknown) => {
+/**
+ * Counts a call. A 429 is the rate limit doing its job, not an error: the caller waits a second, as a
+ * client told Retry-After would, and it is counted apart.
+ */
+const note = async (status: number, what: string, body?: unknown) => {
   counts.calls++;
   if (status === 200) return;
+  if (status === 429) {
+    counts.limited++;
+    await new Promise((r) => setTimeout(r, 1_000));
+    return;
+  }
   counts.errors++;
   const k = `${what} ${status} ${(body as { error?: { code?: string } })?.error?.code ?? ""}`.trim();
   errors.set(k, (errors.get(k) ?? 0) + 1);
@@ -104,6 +116,8 @@ const note = (status: number, what: string, body?: unknown) => {
 const until = started + minutes * 60_000;
 let n = 0;
 async function loop(c: number) {
+  const caller = keys[c] as { key: string; accountId: string };
+  const { key } = caller;
   let lastCrawl = 0;
   while (Date.now() < until) {
     const i = n++;
@@ -111,7 +125,7 @@ async function loop(c: number) {
       url: `${site.url}/article?soak=${i}`,
       formats: ["markdown", "links"],
     });
-    note(rendered.outcome.status, "scrape", rendered.body);
+    await note(rendered.outcome.status, "scrape", rendered.body);
     const cached = await paidCall(
       apiUrl,
       caller,
@@ -123,20 +137,20 @@ async function loop(c: number) {
       },
       true,
     );
-    note(cached.outcome.status, "cached scrape", cached.body);
+    await note(cached.outcome.status, "cached scrape", cached.body);
     const opened = await paidCall(apiUrl, caller, "/web/v1/session", { url: `${site.url}/form` });
-    note(opened.outcome.status, "session", opened.body);
+    await note(opened.outcome.status, "session", opened.body);
     if (opened.outcome.status === 200) {
       const id = opened.body.sessionId as string;
       for (const actions of [[{ press: "Tab" }], [{ press: "Tab" }], [{ scroll: {} }]]) {
         const acted = await paidCall(apiUrl, caller, "/web/v1/act", { sessionId: id, actions });
-        note(acted.outcome.status, "act", acted.body);
+        await note(acted.outcome.status, "act", acted.body);
       }
       const closed = await fetch(`${apiUrl}/web/v1/session/${id}`, {
         method: "DELETE",
         headers: { authorization: `Bearer ${key}` },
       });
-      note(closed.status, "session close", await closed.json().catch(() => undefined));
+      await note(closed.status, "session close", await closed.json().catch(() => undefined));
     }
     if (c === 0 && Date.now() - lastCrawl > 5 * 60_000) {
       lastCrawl = Date.now();
@@ -145,7 +159,7 @@ async function loop(c: number) {
         limit: 8,
         formats: ["markdown"],
       });
-      note(crawl.outcome.status, "crawl", crawl.body);
+      await note(crawl.outcome.status, "crawl", crawl.body);
       if (crawl.outcome.status === 200) {
         counts.crawls++;
         for (;;) {
@@ -155,7 +169,7 @@ async function loop(c: number) {
           });
           const job = (await r.json()) as { status?: string };
           if (job.status !== "running" && job.status !== "queued") {
-            note(job.status === "completed" ? 200 : 500, "crawl job", job);
+            await note(job.status === "completed" ? 200 : 500, "crawl job", job);
             break;
           }
         }
@@ -213,4 +227,5 @@ for (const [name, points] of samples) {
 console.log(
   `  errors: ${counts.errors} of ${counts.calls} calls (goal 0)${[...errors].map(([k, v]) => `; ${v} x ${k}`).join("")}`,
 );
+console.log(`  rate-limited (429: waited a second and went on): ${counts.limited}`);
 console.log(`  Chromium processes left after the stop: ${stray} (goal 0)`);
