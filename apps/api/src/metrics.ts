@@ -36,6 +36,17 @@ export function createApiMetrics(load: LoadSource) {
       labelNames: ["route"],
       registers: [registry],
     }),
+    walletClaimsRecovered: new Counter({
+      name: "fleet_wallet_claims_recovered_total",
+      help: "Wallet payments settled on chain but not recorded by their call (the api died, or PostgreSQL failed, in between; or the settlement's outcome was unknown), found on chain by the stale-claim sweep and recorded in the ledger, by scheme (exact, upto)",
+      labelNames: ["scheme"],
+      registers: [registry],
+    }),
+    walletClaimsUnresolved: new Gauge({
+      name: "fleet_wallet_claims_unresolved",
+      help: "Stale wallet claims the last sweep kept pending for an operator: the nonce is spent on chain but its transaction was not found, or the chain could not be asked",
+      registers: [registry],
+    }),
     formatsRendered: new Counter({
       name: "fleet_scrape_formats_total",
       help: "Formats requested in scrapes, by format and outcome",

@@ -19,6 +19,7 @@ import { webhookSecretsFrom } from "@browserfleet/webhooks";
 import { AllowanceStore } from "./allowance/index.ts";
 import { artifactsFrom, startArtifactSweeper } from "./answers/artifacts.ts";
 import { createApp } from "./app.ts";
+import { sweepStaleWalletClaims } from "./billing/stale-claims.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
 import { actWaitMs } from "./operations/act.ts";
@@ -80,6 +81,45 @@ async function walletPayments(config: Config): Promise<X402Payments | undefined>
     facilitatorPrivateKey: config.X402_FACILITATOR_PRIVATE_KEY as `0x${string}` | undefined,
     rpcUrl: config.X402_RPC_URL,
   });
+}
+
+/**
+ * Wallet claims whose call died before it recorded or released them (older than twice an authorization's
+ * lifetime), one sweep at a time. With the in-process facilitator the chain is asked what became of each
+ * authorization: a settlement that landed is recorded, an authorization that expired unused is dropped.
+ */
+function walletClaimSweeper(ctx: ApiContext): () => Promise<void> {
+  const { config } = ctx;
+  const olderThanMs = config.X402_MAX_TIMEOUT_SECONDS * 2000;
+  let sweeping = false;
+  return async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const chain = ctx.x402?.chain;
+      if (chain) {
+        await sweepStaleWalletClaims(
+          {
+            db: ctx.db.db,
+            chain,
+            network: config.X402_NETWORK,
+            maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+            metrics: ctx.metrics,
+          },
+          olderThanMs,
+        );
+      } else {
+        // No node to ask: a remote facilitator (X402_FACILITATOR_URL) answers verify and settle only, and
+        // cannot say what became of an authorization. Claims are dropped as before, and a settlement that
+        // landed while its record failed stays out of the ledger.
+        await releaseStaleWalletClaims(ctx.db.db, olderThanMs);
+      }
+    } catch (err) {
+      console.error(`wallet claim sweep failed: ${(err as Error).message}`);
+    } finally {
+      sweeping = false;
+    }
+  };
 }
 
 /** The api's lease journal, or none (said once) where its folder cannot be written. */
@@ -161,13 +201,14 @@ export async function startApi(
     snapshots: new PageSnapshots(database.db),
     x402: await walletPayments(config),
   };
+  const sweepWalletClaims = walletClaimSweeper(ctx);
   const stopSweeper = cache.startSweeper(10 * 60_000);
   const stopArtifactSweeper = startArtifactSweeper(artifacts, 10 * 60_000);
   // Money held by calls whose process died goes back to its account.
   const reaper = setInterval(() => {
     reapExpiredHolds(database.db).catch(() => {});
     void replay();
-    releaseStaleWalletClaims(database.db, config.X402_MAX_TIMEOUT_SECONDS * 2000).catch(() => {});
+    void sweepWalletClaims();
     expireOverdueSessions(database.db, 60_000)
       .then(() => chargeEndedTails(database.db))
       .catch(() => {});

@@ -510,13 +510,25 @@ const PAYER = "0x00000000000000000000000000000000000000A1" as const;
  * A facilitator that accepts signatures `sig:<nonce>:<amount>[:upto]` for the quoted amount, and settles
  * like the real one: `exact` the whole quote, `upto` the amount it is asked for, at most the quote.
  */
-function fakeWallet(opts: { settleFails?: boolean } = {}) {
+function fakeWallet(
+  opts: {
+    settleFails?: boolean;
+    /** The settlement error names a broadcast transaction (settlement_pending). */
+    broadcast?: string;
+    /** The facilitator can read the chain (the in-process one), so a stale-claim sweep can ask it. */
+    readsChain?: boolean;
+    /** Recording the settlement fails (PostgreSQL unreachable) this many times. */
+    recordFails?: number;
+  } = {},
+) {
   const state = {
     settled: [] as number[],
     claims: new Map<string, WalletPaymentClaim>(),
     recorded: [] as string[],
     recordedMicros: [] as number[],
+    unsettled: [] as { id: string; transaction?: string }[],
   };
+  let recordFails = opts.recordFails ?? 0;
   const x402: Facilitator = {
     challenge: (q) => ({ header: `quote:${q.amountMicros}`, body: {} as never }),
     async verify(signature, q) {
@@ -530,10 +542,14 @@ function fakeWallet(opts: { settleFails?: boolean } = {}) {
         nonce: `0x${m[1]}`,
         network: "eip155:8453",
         asset: "0x0",
+        validBefore: 2_000_000_000,
       } as unknown as VerifiedPayment;
     },
     async settle(v, amountMicros = v.amountMicros) {
-      if (opts.settleFails) throw new PaymentError("payment_failed", "the chain said no");
+      if (opts.settleFails)
+        throw new PaymentError("payment_failed", "the chain said no", {
+          ...(opts.broadcast ? { reason: "settlement_pending", transaction: opts.broadcast } : {}),
+        });
       if (amountMicros > v.amountMicros || (v.scheme === "exact" && amountMicros !== v.amountMicros))
         throw new RangeError(`${v.scheme} cannot settle ${amountMicros} of ${v.amountMicros}`);
       state.settled.push(amountMicros);
@@ -546,6 +562,7 @@ function fakeWallet(opts: { settleFails?: boolean } = {}) {
         amountMicros,
       };
     },
+    ...(opts.readsChain ? { chain: { authorization: async () => assert.fail("not asked here") } } : {}),
   };
   const claims: WalletClaims = {
     async claim(c) {
@@ -555,12 +572,16 @@ function fakeWallet(opts: { settleFails?: boolean } = {}) {
       return id;
     },
     async settled(id, transaction, amountMicros) {
+      if (recordFails-- > 0) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
       state.recorded.push(transaction);
       state.recordedMicros.push(amountMicros);
       state.claims.delete(id);
     },
     async release(id) {
       state.claims.delete(id);
+    },
+    async unsettled(id, transaction) {
+      state.unsettled.push({ id, ...(transaction ? { transaction } : {}) });
     },
   };
   return { x402, claims, state };
@@ -572,6 +593,20 @@ describe("wallet", () => {
       { x402: f.x402, claims: f.claims, books: b },
       { signature, resourceUrl: "http://api/web/v1/search" },
     );
+
+  it("claims the nonce with its scheme and validBefore, for a sweep to ask the chain about", async () => {
+    const f = fakeWallet();
+    const { books: b } = books();
+    const claimed: WalletPaymentClaim[] = [];
+    const claim = f.claims.claim;
+    f.claims.claim = async (c) => {
+      claimed.push(c);
+      return claim(c);
+    };
+    await runPaid(pay(f, b, "sig:a0:1000:upto"), call(1_000), work(400).fn);
+    assert.equal(claimed[0]?.scheme, "upto");
+    assert.equal(claimed[0]?.validBefore.getTime(), 2_000_000_000_000);
+  });
 
   it("settles the whole quote once anything came out (exact scheme), and answers PAYMENT-RESPONSE", async () => {
     const f = fakeWallet();
@@ -678,9 +713,48 @@ describe("wallet", () => {
     const { books: b, seen } = books();
     await rejectsWith(runPaid(pay(f, b, "sig:hh:1000"), call(1_000), work(1_000).fn), "payment_failed");
     assert.equal(f.state.claims.size, 0);
+    assert.deepEqual(f.state.unsettled, []);
     assert.deepEqual(seen.charged, []);
     assert.equal(seen.headers["PAYMENT-RESPONSE"], undefined);
     assert.deepEqual(seen.usage, [{ status: 402, priceMicros: 0, who: { payer: PAYER } }]);
+  });
+
+  it("a failed settlement whose transaction was broadcast keeps its claim, with the transaction", async () => {
+    const f = fakeWallet({ settleFails: true, broadcast: "0xpending" });
+    const { books: b, seen } = books();
+    await rejectsWith(runPaid(pay(f, b, "sig:hi:1000"), call(1_000), work(1_000).fn), "payment_failed");
+    assert.equal(f.state.claims.size, 1, "the outcome is unknown: the claim is not dropped");
+    assert.deepEqual(f.state.unsettled, [{ id: "pay_1", transaction: "0xpending" }]);
+    assert.deepEqual(seen.charged, []);
+  });
+
+  it("where the chain can be asked, any failed settlement keeps its claim for the stale-claim sweep", async () => {
+    const f = fakeWallet({ settleFails: true, readsChain: true });
+    const { books: b } = books();
+    await rejectsWith(runPaid(pay(f, b, "sig:hj:1000"), call(1_000), work(1_000).fn), "payment_failed");
+    assert.equal(f.state.claims.size, 1);
+    assert.deepEqual(f.state.unsettled, [{ id: "pay_1" }]);
+  });
+
+  it("settled on chain but not recorded (PostgreSQL down): the caller is answered as paid, the claim stays pending", async () => {
+    const f = fakeWallet({ recordFails: 1, readsChain: true });
+    const { books: b, seen } = books();
+    const errors: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      assert.equal(await runPaid(pay(f, b, "sig:hk:1000"), call(1_000), work(1_000).fn), "done");
+    } finally {
+      console.error = original;
+    }
+    assert.deepEqual(f.state.settled, [1_000], "the money moved");
+    assert.deepEqual(f.state.recorded, []);
+    assert.equal(f.state.claims.size, 1, "never released once settled: the sweep records it");
+    assert.deepEqual(f.state.unsettled, []);
+    assert.equal(seen.headers["PAYMENT-RESPONSE"], "settled:0xhk");
+    assert.deepEqual(seen.charged, [{ payer: "wallet", micros: 1_000 }]);
+    assert.deepEqual(seen.usage, [{ status: 200, priceMicros: 1_000, who: { payer: PAYER } }]);
+    assert.match(String(errors[0]), /settled in 0xtx0xhk but not recorded/);
   });
 });
 

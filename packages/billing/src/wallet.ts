@@ -1,5 +1,5 @@
 import { type Db, schema } from "@browserfleet/db";
-import { and, eq, lt } from "drizzle-orm";
+import { and, asc, eq, lt } from "drizzle-orm";
 import { newId } from "./ids.ts";
 
 const { walletPayments, ledgerEntries } = schema;
@@ -12,6 +12,27 @@ export interface WalletPaymentClaim {
   amountMicros: number;
   route: string;
   requestId?: string;
+  /** The x402 scheme: what kind of nonce it is (EIP-3009 for `exact`, Permit2 for `upto`). */
+  scheme: "exact" | "upto";
+  /** When the authorization can no longer be settled on chain. */
+  validBefore: Date;
+}
+
+/** A claim still pending: its call is in flight, or died before it recorded or released it. */
+export interface PendingWalletClaim {
+  id: string;
+  network: string;
+  asset: string;
+  nonce: string;
+  payer: string;
+  amountMicros: number;
+  route: string;
+  /** Null on claims written before the column existed. */
+  scheme: "exact" | "upto" | null;
+  validBefore: Date | null;
+  /** A settlement broadcast whose outcome was unknown (settlement_pending), if any. */
+  transaction: string | null;
+  createdAt: Date;
 }
 
 /**
@@ -31,14 +52,17 @@ export async function claimWalletPayment(db: Db, c: WalletPaymentClaim): Promise
 /**
  * The work succeeded and the payment settled on chain: record it in the ledger. `amountMicros`: what
  * moved, when it is less than the claim's amount (an x402 `upto` payment settles the call's cost).
+ * `recovered`: found on chain by the stale-claim sweep, not recorded by its call (said in the row's note).
+ * True when this call recorded it; false when the claim was no longer pending (recorded already, or gone).
  */
 export async function recordWalletSettlement(
   db: Db,
   paymentId: string,
   transaction: string,
   amountMicros?: number,
-): Promise<void> {
-  await db.transaction(async (tx) => {
+  opts: { recovered?: boolean } = {},
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
     const [p] = await tx
       .update(walletPayments)
       .set({
@@ -49,7 +73,7 @@ export async function recordWalletSettlement(
       })
       .where(and(eq(walletPayments.id, paymentId), eq(walletPayments.status, "pending")))
       .returning();
-    if (!p) return;
+    if (!p) return false;
     await tx.insert(ledgerEntries).values({
       accountId: null,
       kind: "wallet_payment",
@@ -59,9 +83,27 @@ export async function recordWalletSettlement(
       reference: transaction,
       route: p.route,
       requestId: p.requestId,
-      note: `nonce ${p.nonce}`,
+      note: opts.recovered ? `nonce ${p.nonce} (recovered from the chain)` : `nonce ${p.nonce}`,
     });
+    return true;
   });
+}
+
+/**
+ * The settlement failed, or its outcome is unknown: keep the claim pending (the nonce stays refused) for
+ * the stale-claim sweep, which asks the chain what became of the authorization. `transaction`: one that
+ * was broadcast, kept on the row for the sweep and an operator to look at.
+ */
+export async function keepUnsettledWalletPayment(
+  db: Db,
+  paymentId: string,
+  transaction?: string,
+): Promise<void> {
+  if (!transaction) return;
+  await db
+    .update(walletPayments)
+    .set({ transaction })
+    .where(and(eq(walletPayments.id, paymentId), eq(walletPayments.status, "pending")));
 }
 
 /**
@@ -74,7 +116,42 @@ export async function releaseWalletPayment(db: Db, paymentId: string): Promise<v
     .where(and(eq(walletPayments.id, paymentId), eq(walletPayments.status, "pending")));
 }
 
-/** Drop claims whose call died before it settled or released them (their authorization has expired). */
+/** Pending claims created more than `olderThanMs` ago, oldest first: calls that died, or never settled. */
+export async function pendingWalletClaims(
+  db: Db,
+  olderThanMs: number,
+  limit = 100,
+): Promise<PendingWalletClaim[]> {
+  return db
+    .select({
+      id: walletPayments.id,
+      network: walletPayments.network,
+      asset: walletPayments.asset,
+      nonce: walletPayments.nonce,
+      payer: walletPayments.payer,
+      amountMicros: walletPayments.amountMicros,
+      route: walletPayments.route,
+      scheme: walletPayments.scheme,
+      validBefore: walletPayments.validBefore,
+      transaction: walletPayments.transaction,
+      createdAt: walletPayments.createdAt,
+    })
+    .from(walletPayments)
+    .where(
+      and(
+        eq(walletPayments.status, "pending"),
+        lt(walletPayments.createdAt, new Date(Date.now() - olderThanMs)),
+      ),
+    )
+    .orderBy(asc(walletPayments.createdAt))
+    .limit(limit);
+}
+
+/**
+ * Drop claims whose call died before it settled or released them (their authorization has expired),
+ * without asking the chain: where the api cannot read it (a remote facilitator). Where it can, the
+ * api's stale-claim sweep asks the chain first and records what was settled.
+ */
 export async function releaseStaleWalletClaims(db: Db, olderThanMs: number): Promise<number> {
   const rows = await db
     .delete(walletPayments)

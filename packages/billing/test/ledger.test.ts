@@ -12,6 +12,8 @@ import {
   findKey,
   getAccount,
   issueKey,
+  keepUnsettledWalletPayment,
+  pendingWalletClaims,
   placeHold,
   reapExpiredHolds,
   recordWalletSettlement,
@@ -471,6 +473,8 @@ test("a wallet payment nonce can be claimed once; a released claim can be claime
     payer: "0xp",
     amountMicros: 1_000,
     route: "scrape",
+    scheme: "exact" as const,
+    validBefore: new Date(Date.now() + 300_000),
   };
   const first = await claimWalletPayment(db(), claim);
   assert.ok(first);
@@ -478,13 +482,49 @@ test("a wallet payment nonce can be claimed once; a released claim can be claime
   await releaseWalletPayment(db(), first);
   const again = await claimWalletPayment(db(), claim);
   assert.ok(again);
-  await recordWalletSettlement(db(), again, "0xtx");
+  assert.equal(await recordWalletSettlement(db(), again, "0xtx"), true);
+  assert.equal(await recordWalletSettlement(db(), again, "0xtx"), false, "recorded once");
   await releaseWalletPayment(db(), again);
   assert.equal(await claimWalletPayment(db(), claim), undefined);
   const rows = await pg.database
     .sql`select * from ledger_entries where kind = 'wallet_payment' and reference = '0xtx'`;
   assert.equal(rows.length, 1);
   assert.equal(Number(rows[0]?.amount_micros), 1_000);
+});
+
+test("a claim left pending is listed for the sweep with its scheme, validBefore and broadcast transaction; recorded from the chain, its ledger row says so", async () => {
+  const validBefore = new Date(Math.floor(Date.now() / 1000) * 1000 + 300_000);
+  const id = await claimWalletPayment(db(), {
+    network: "eip155:8453",
+    asset: "0xabc",
+    nonce: "0x02",
+    payer: "0xp",
+    amountMicros: 2_000,
+    route: "scrape",
+    scheme: "upto",
+    validBefore,
+  });
+  assert.ok(id);
+  await keepUnsettledWalletPayment(db(), id, "0xbroadcast");
+  assert.equal(
+    (await pendingWalletClaims(db(), 60_000)).length,
+    0,
+    "a claim younger than the age is not stale",
+  );
+  const [stale] = (await pendingWalletClaims(db(), -1_000)).filter((c) => c.id === id);
+  assert.equal(stale?.scheme, "upto");
+  assert.equal(stale?.validBefore?.getTime(), validBefore.getTime());
+  assert.equal(stale?.transaction, "0xbroadcast");
+  assert.equal(stale?.amountMicros, 2_000);
+
+  assert.equal(await recordWalletSettlement(db(), id, "0xlanded", 1_500, { recovered: true }), true);
+  assert.equal((await pendingWalletClaims(db(), -1_000)).filter((c) => c.id === id).length, 0);
+  const rows = await pg.database
+    .sql`select amount_micros, note from ledger_entries where kind = 'wallet_payment' and reference = '0xlanded'`;
+  assert.deepEqual(
+    rows.map((r) => [Number(r.amount_micros), r.note]),
+    [[1_500, "nonce 0x02 (recovered from the chain)"]],
+  );
 });
 
 test("a busy key's leases grow with its rate: far fewer holds than fixed-size leases, and still exact", async () => {

@@ -117,7 +117,9 @@ export const ledgerEntries = pgTable(
 
 /**
  * A wallet payment is reserved by its authorization nonce before the work runs, so a replayed signature
- * can never run work twice; the row is settled after the work, or deleted when the work failed.
+ * can never run work twice; the row is settled after the work, or deleted when the work failed. A row
+ * left pending (the api died, or PostgreSQL failed, between the on-chain settlement and its record; or a
+ * settlement's outcome was unknown) is resolved from the chain by the stale-claim sweep.
  */
 export const walletPayments = pgTable(
   "wallet_payments",
@@ -130,9 +132,14 @@ export const walletPayments = pgTable(
     amountMicros: micros("amount_micros").notNull(),
     route: text("route").notNull(),
     requestId: text("request_id"),
+    /** The x402 scheme: `exact` (an EIP-3009 nonce) or `upto` (a Permit2 nonce); null on rows written before it. */
+    scheme: text("scheme", { enum: ["exact", "upto"] }),
+    /** When the authorization can no longer be settled (its validBefore, or Permit2 deadline); null on older rows. */
+    validBefore: at("valid_before"),
     status: text("status", { enum: ["pending", "settled"] })
       .notNull()
       .default("pending"),
+    /** The settlement transaction; on a pending row, one broadcast whose outcome was unknown. */
     transaction: text("transaction"),
     createdAt: at("created_at").notNull().defaultNow(),
     settledAt: at("settled_at"),

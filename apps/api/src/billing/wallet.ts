@@ -1,5 +1,6 @@
 import {
   claimWalletPayment,
+  keepUnsettledWalletPayment,
   recordWalletSettlement,
   releaseWalletPayment,
   type WalletPaymentClaim,
@@ -9,6 +10,7 @@ import { ApiError } from "../errors.ts";
 import {
   PaymentError,
   type PaymentQuote,
+  type SettledPayment,
   type VerifiedPayment,
   type X402Payments,
 } from "../payments/x402.ts";
@@ -22,17 +24,24 @@ export interface WalletClaims {
   settled(claimId: string, transaction: string, amountMicros: number): Promise<void>;
   /** Drop the claim: the authorization was not used and may be sent again. */
   release(claimId: string): Promise<void>;
+  /**
+   * The settlement failed or its outcome is unknown: keep the claim pending (its nonce stays refused) for
+   * the stale-claim sweep, which asks the chain. `transaction`: one that was broadcast.
+   */
+  unsettled(claimId: string, transaction?: string): Promise<void>;
 }
 
 export const ledgerWalletClaims = (db: Db): WalletClaims => ({
   claim: (c) => claimWalletPayment(db, c),
-  settled: (claimId, transaction, amountMicros) =>
-    recordWalletSettlement(db, claimId, transaction, amountMicros),
+  settled: async (claimId, transaction, amountMicros) => {
+    await recordWalletSettlement(db, claimId, transaction, amountMicros);
+  },
   release: (claimId) => releaseWalletPayment(db, claimId),
+  unsettled: (claimId, transaction) => keepUnsettledWalletPayment(db, claimId, transaction),
 });
 
-/** The x402 facilitator side: quote, verify before the work, settle after it. */
-export type Facilitator = Pick<X402Payments, "challenge" | "verify" | "settle">;
+/** The x402 facilitator side: quote, verify before the work, settle after it; and the chain, if it reads it. */
+export type Facilitator = Pick<X402Payments, "challenge" | "verify" | "settle" | "chain">;
 
 /** `error` with the x402 quote in its PAYMENT-REQUIRED header, so a wallet can pay and repeat the call. */
 export function challenge(
@@ -89,6 +98,8 @@ export function wallet(
         amountMicros: verified.amountMicros,
         route: call.route,
         requestId: call.requestId,
+        scheme: verified.scheme,
+        validBefore: new Date(verified.validBefore * 1000),
       });
       if (!claim)
         throw challenge(
@@ -110,17 +121,37 @@ export function wallet(
             verified.scheme === "upto"
               ? Math.min(actualMicros, verified.amountMicros)
               : verified.amountMicros;
+          let settled: SettledPayment;
           try {
-            const settled = await x402.settle(verified, due);
-            await claims.settled(claim, settled.transaction, settled.amountMicros);
-            books.setHeader("PAYMENT-RESPONSE", settled.header);
+            settled = await x402.settle(verified, due);
           } catch (err) {
-            await claims.release(claim);
+            // A failed settlement may still have moved the money: a broadcast whose outcome is unknown
+            // (settlement_pending) can land later, and an error can come after the transaction was sent.
+            // Where the chain can be asked, or a transaction was broadcast, the claim stays pending: the
+            // stale-claim sweep records the settlement if it landed, and drops the claim once the
+            // authorization has expired unused. Otherwise (a remote facilitator that broadcast nothing)
+            // it is dropped now, so the authorization may be sent again.
+            const transaction = err instanceof PaymentError ? err.transaction : undefined;
+            if (x402.chain || transaction) await claims.unsettled(claim, transaction);
+            else await claims.release(claim);
             books.usage(402, 0, payer);
             if (err instanceof PaymentError)
               throw new ApiError("payment_failed", `settlement failed: ${err.message}`);
             throw err;
           }
+          try {
+            await claims.settled(claim, settled.transaction, settled.amountMicros);
+          } catch (err) {
+            // The money has moved: the caller paid and gets its answer. The claim stays pending (never
+            // released once settled), and the stale-claim sweep records the settlement from the chain.
+            const why =
+              err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : err;
+            console.error(
+              `wallet payment ${claim} settled in ${settled.transaction} but not recorded (${why}); ` +
+                "its claim stays pending for the stale-claim sweep",
+            );
+          }
+          books.setHeader("PAYMENT-RESPONSE", settled.header);
           books.charged("wallet", due);
           books.usage(200, due, payer);
         },

@@ -40,6 +40,7 @@ import { UptoEvmScheme as UptoEvmServer } from "@x402/evm/upto/server";
 import { createWalletClient, defineChain, getAddress, http, isAddress, publicActions, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
+import { createX402Chain, type X402Chain } from "./x402-chain.ts";
 import { codeForReason, type PaymentErrorCode } from "./x402-reasons.ts";
 
 export type { PaymentRequired } from "@x402/core/types";
@@ -145,6 +146,12 @@ export interface X402Payments {
    * PaymentError on failure.
    */
   settle(v: VerifiedPayment, amountMicros?: number): Promise<SettledPayment>;
+  /**
+   * What became of an authorization on chain, for claims whose settlement was never recorded: only with
+   * the in-process facilitator, which has a node (rpcUrl). A remote facilitator answers verify and settle
+   * only, and the api then has no node of its own to ask.
+   */
+  readonly chain?: X402Chain;
 }
 
 const hex = (bytes: number) => new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`);
@@ -230,9 +237,11 @@ export async function createX402(settings: X402Settings): Promise<X402Payments> 
   };
 
   const guard = new NonceGuard();
+  const chain = s.rpcUrl && !s.facilitatorUrl ? createX402Chain({ network, rpcUrl: s.rpcUrl }) : undefined;
 
   return {
     schemes,
+    ...(chain ? { chain } : {}),
 
     challenge(q) {
       const body: PaymentRequired = {
