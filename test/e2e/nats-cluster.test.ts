@@ -1,7 +1,7 @@
 /**
  * The stack on a three-server NATS cluster with its work streams at three replicas (NATS_STREAM_REPLICAS=3),
  * as the chart runs it: the server leading the task stream is killed with kill -9 while keyed callers
- * scrape and a crawl runs. The two servers left carry on: calls made after the kill are answered, the
+ * scrape, a caller runs sessions with acts and a crawl runs. The two servers left carry on: calls made after the kill are answered, the
  * crawl completes with every page once and charged once, and each account paid exactly what its answers
  * were charged. The error rate and p99 latency of the run are printed with the test.
  */
@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type RunningApi, startApi } from "@browserfleet/api";
-import { createAccount, issueKey } from "@browserfleet/billing";
 import { type BrowserWorker, startBrowserWorker } from "@browserfleet/browser";
 import {
   connectBus,
@@ -22,12 +21,10 @@ import {
   WORKERS_BUCKET,
 } from "@browserfleet/bus";
 import { loadConfig } from "@browserfleet/config";
-import { schema } from "@browserfleet/db";
 import { type JobsProgram, startJobs } from "@browserfleet/jobs";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { sql } from "drizzle-orm";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
-import { type PaidLoad, paidCall, paidLoad, report } from "../helpers/paid-load.ts";
+import { type PaidLoad, paidLoad, report, settleMixed } from "../helpers/paid-load.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -108,17 +105,10 @@ test("the api, the jobs program and the worker keep their streams on all three s
 
 test("the task stream's leader killed with kill -9 under paid load and mid-crawl: calls go on, the crawl completes with each page once, the ledger reconciles", async (t) => {
   const accounts = await load.newAccounts(3);
-  const { accountId: crawler } = await createAccount(pg.database.db, { balanceMicros: 1_000_000 });
-  const { key } = await issueKey(pg.database.db, crawler, "crawl");
-  const crawl = await paidCall(api.url, { key, accountId: crawler }, "/web/v1/crawl", {
-    url: `${site.url}/crawl/gen/0?ms=100`,
-    limit: 40,
-  });
-  assert.equal(crawl.outcome.status, 200, JSON.stringify(crawl.body));
-
   let killedAt = 0;
   let killed = -1;
-  const outcomes = await load.underLoad(
+  // Keyed scrapes, a caller running sessions with acts, and a crawl of 40 pages started before the kill.
+  const run = await load.underMixedLoad(
     api,
     accounts,
     async () => {
@@ -128,48 +118,31 @@ test("the task stream's leader killed with kill -9 under paid load and mid-crawl
       killedAt = performance.now();
       cluster.servers[killed]?.kill();
     },
+    { sessionCallers: 1, crawlPages: 40 },
     8_000,
   );
-  report(t, "NATS server kill -9 (of 3)", outcomes);
-  const rendered = outcomes.filter((o) => !o.cached && o.started > killedAt);
+  report(t, "NATS server kill -9 (of 3)", run.outcomes);
+  const rendered = run.outcomes.filter((o) => o.kind === undefined && !o.cached && o.started > killedAt);
   assert.ok(
     rendered.some((o) => o.status === 200),
     "pages rendered after the kill are answered: the two servers left carry the work",
   );
   assert.deepEqual(
-    outcomes.filter((o) => o.code === "unavailable").map((o) => o.requestId),
+    run.outcomes.filter((o) => o.code === "unavailable").map((o) => o.requestId),
     [],
     "no call is refused as unavailable: the stream's new leader is waited for",
   );
-  // The crawl, read from the database: every page once, each charged once. (Before the ledger check,
-  // which refunds every hold still open as if its time had run out.)
-  const done = await waitFor(
-    "the crawl to complete",
-    async () => {
-      const [job] = await pg.database.db
-        .select()
-        .from(schema.jobs)
-        .where(sql`${schema.jobs.id} = ${crawl.body.jobId}`);
-      assert.equal(job?.status, "completed", `the crawl: ${JSON.stringify(job)}`);
-      return job;
-    },
-    120_000,
+  assert.ok(
+    run.outcomes.some((o) => o.kind === "act" && o.status === 200 && o.started > killedAt),
+    "sessions are acted on after the kill",
   );
-  const pages = await pg.database.db
-    .select({ url: schema.jobPages.url })
-    .from(schema.jobPages)
-    .where(sql`${schema.jobPages.jobId} = ${crawl.body.jobId} and ${schema.jobPages.status} = 'completed'`);
-  assert.equal(pages.length, 40);
-  assert.equal(new Set(pages.map((p) => p.url)).size, 40, "every page once");
-  const [captured] = await pg.database.db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(schema.ledgerEntries)
-    .where(sql`${schema.ledgerEntries.holdId} = ${done.holdId} and kind = 'capture'`);
-  assert.equal(captured?.n, 40, "one capture per page");
+  // The crawl completes with every page once, charged once; every session is closed and its minutes
+  // charged. (Before the ledger check, which refunds every hold still open as if its time had run out.)
+  const outcomes = await settleMixed(pg.database, api, run);
 
   // The load's api is closed so its balance leases are written and given back before the ledger is read.
   await api.close(10_000);
-  await load.assertReconciled(accounts, outcomes, "NATS server kill -9");
+  await load.assertReconciled(run.accounts, outcomes, "NATS server kill -9");
 
   // The killed server comes back on its data and catches up.
   await cluster.restart(killed);
