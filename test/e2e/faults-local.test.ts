@@ -1,7 +1,8 @@
 /**
  * Faults under paid load on the local stack (issue 41 item 5): keyed callers scrape (rendered and cached)
  * without pause while PostgreSQL is stopped and started, while NATS is, and while the api is killed with
- * kill -9 and started again on the same data folder. After each, with the api
+ * kill -9 and started again on the same data folder; in the NATS restart a caller also acts on a live
+ * session. After each, with the api
  * closed (its balance leases written and given back): no hold is left open past its TTL, each account's balance
  * went down by exactly what its answered calls were charged (X-Charged-Usd of each 200), so a call that
  * failed in the outage cost nothing and no charge was lost or made twice. The error rate and p99 latency
@@ -24,8 +25,16 @@ import {
   startLocalPostgres,
 } from "@browserfleet/db";
 import { type FixtureSite, startFixtureSite } from "../fixture-site/server.ts";
-import { chargedByRequest, type PaidLoad, paidLoad, report } from "../helpers/paid-load.ts";
+import {
+  chargedByRequest,
+  type PaidLoad,
+  paidCall,
+  paidLoad,
+  report,
+  settleMixed,
+} from "../helpers/paid-load.ts";
 import { killHard, spawnProgram } from "../helpers/programs.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const ALLOW = "127.0.0.1/32";
 const BALANCE = 10_000_000;
@@ -92,14 +101,21 @@ test("PostgreSQL stopped and started under paid load: every answered call charge
 test("NATS stopped and started under paid load: every answered call charged once, every failed one nothing", async (t) => {
   const accounts = await load.newAccounts(3);
   const api = await startApiHere();
-  const outcomes = await load.underLoad(api, accounts, async () => {
-    await nats.stop();
-    await new Promise((r) => setTimeout(r, 1_000));
-    nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
-  });
+  // Besides the scrapes, a caller runs sessions with acts: its session's worker loses NATS too.
+  const run = await load.underMixedLoad(
+    api,
+    accounts,
+    async () => {
+      await nats.stop();
+      await new Promise((r) => setTimeout(r, 1_000));
+      nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
+    },
+    { sessionCallers: 1 },
+  );
+  report(t, "NATS restart", run.outcomes);
+  const outcomes = await settleMixed(db, api, run);
   await api.close(10_000);
-  report(t, "NATS restart", outcomes);
-  await load.assertReconciled(accounts, outcomes, "NATS restart");
+  await load.assertReconciled(run.accounts, outcomes, "NATS restart");
 });
 
 test("the api killed with kill -9 under paid load and started again: every answered call charged what it said, once; no call refused or failed charged", async (t) => {
@@ -150,4 +166,43 @@ test("the api killed with kill -9 under paid load and started again: every answe
   }
   await load.assertReconciled(accounts, outcomes, "api kill -9");
   t.diagnostic(`api kill -9: ${cutCharged} calls cut by the kill had been charged just before`);
+});
+
+test("a NATS restart loses no live session: an act while the bus is down or coming back answers 503 at once, charging nothing, and the session acts again after", async () => {
+  const [who] = await load.newAccounts(1);
+  const caller = who as { key: string; accountId: string };
+  const api = await startApiHere();
+  try {
+    const opened = await paidCall(api.url, caller, "/web/v1/session", { url: `${site.url}/form` });
+    assert.equal(opened.outcome.status, 200, JSON.stringify(opened.body));
+    const sessionId = opened.body.sessionId;
+    const act = () =>
+      paidCall(api.url, caller, "/web/v1/act", { sessionId, actions: [{ wait: { ms: 50 } }] });
+    assert.equal((await act()).outcome.status, 200);
+
+    await nats.stop();
+    const down = await act();
+    // Not sent, so not waited for: before this, it waited for its whole budget (135 s) and answered 504.
+    assert.equal(down.outcome.status, 503, JSON.stringify(down.body));
+    assert.equal(down.body.error.code, "unavailable");
+    assert.equal(down.outcome.chargedMicros, 0);
+
+    nats = await startLocalNats({ dataDir: join(dir, "nats"), port: nats.port });
+    // While the worker subscribes again, "no responders" is a 503 too, not the end of the session.
+    const after = await waitFor(
+      "an act answered again",
+      async () => {
+        const r = await act();
+        assert.ok([200, 503].includes(r.outcome.status), `${r.outcome.status} ${JSON.stringify(r.body)}`);
+        return r.outcome.status === 200 ? r : undefined;
+      },
+      60_000,
+      250,
+    );
+    assert.equal(after.outcome.chargedMicros, 500, "one action's price");
+    const [row] = await db.sql<{ status: string }[]>`select status from sessions where id = ${sessionId}`;
+    assert.equal(row?.status, "open", "the session was never marked lost");
+  } finally {
+    await api.close(10_000);
+  }
 });

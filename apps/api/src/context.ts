@@ -9,6 +9,7 @@ import type { WebhookSecrets } from "@browserfleet/webhooks";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { AllowanceStore } from "./allowance/index.ts";
 import type { Artifacts } from "./answers/artifacts.ts";
+import type { BusDrops } from "./bus-drops.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import type { X402Payments } from "./payments/x402.ts";
 import type { WorkerDirectory } from "./worker-directory.ts";
@@ -19,6 +20,8 @@ export interface ApiContext {
   nc: NatsConnection;
   guard: Guard;
   workers: WorkerDirectory;
+  /** The bus connection's drops: a request in flight then may have lost its message. */
+  busDrops: BusDrops;
   metrics: ApiMetrics;
   db: Database;
   cache: RenderCache;

@@ -20,6 +20,7 @@ import { AllowanceStore } from "./allowance/index.ts";
 import { artifactsFrom, startArtifactSweeper } from "./answers/artifacts.ts";
 import { createApp } from "./app.ts";
 import { sweepStaleWalletClaims } from "./billing/stale-claims.ts";
+import { BusDrops } from "./bus-drops.ts";
 import type { ApiContext } from "./context.ts";
 import { createApiMetrics } from "./metrics.ts";
 import { actWaitMs } from "./operations/act.ts";
@@ -187,6 +188,7 @@ export async function startApi(
   const ctx: ApiContext = {
     config,
     nc,
+    busDrops: new BusDrops(nc),
     guard: createGuard({ allow: parseAllowList(config.FLEET_ALLOW_PRIVATE) }),
     workers,
     metrics,

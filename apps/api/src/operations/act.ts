@@ -70,6 +70,9 @@ export const actWaitMs = (budgetMs: number) => budgetMs + 15_000;
 
 /** Thrown by an act that finds no browser behind its session. */
 const SESSION_GONE = new Error("the session's browser is gone");
+const BUS_DROPPED = new Error("the bus connection dropped");
+/** How long after the api's bus connection came back a worker may still be subscribing again. */
+const RESUBSCRIBE_GRACE_MS = 10_000;
 
 /**
  * Act on a live session: run the actions on the worker that holds it, charge what ran.
@@ -169,6 +172,12 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
       budgetMs: budget,
     };
     let received: Msg;
+    // Sent while the connection is down, the act would be lost and waited for its whole budget.
+    if (!ctx.busDrops.connected)
+      throw new ApiError(
+        "unavailable",
+        "the connection to the sessions' browsers is being made again: the act was not sent and nothing was charged; act again in a moment",
+      );
     const watching = new AbortController();
     try {
       const answer = ctx.nc.request(sessionSubject(req.sessionId, "act"), encodeJson(message), {
@@ -183,9 +192,27 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
             throw SESSION_GONE;
           })
         : undefined;
-      received = await (gone ? Promise.race([answer, gone]) : answer);
+      // The bus connection dropped after the act was sent: its message or answer may be lost with the
+      // server that held them. Answered at once (nothing charged; the session stays open) rather than
+      // after the whole budget.
+      const dropped = ctx.busDrops.next(watching.signal).then(() => {
+        answer.catch(() => {});
+        throw BUS_DROPPED;
+      });
+      received = await Promise.race(gone ? [answer, gone, dropped] : [answer, dropped]);
     } catch (err) {
+      // Just after the bus came back, the session's worker may not have subscribed again yet.
+      if (isNoResponders(err) && ctx.busDrops.reconnectedWithin(RESUBSCRIBE_GRACE_MS))
+        throw new ApiError(
+          "unavailable",
+          "the session's browser is connecting to the bus again: nothing was sent or charged; act again in a moment",
+        );
       if (err === SESSION_GONE || isNoResponders(err)) throw SESSION_GONE;
+      if (err === BUS_DROPPED)
+        throw new ApiError(
+          "unavailable",
+          "the connection to the session's browser dropped while it acted, and its answer may be lost: nothing was charged; the session is still open, so act again (check the page first: the actions may have run)",
+        );
       if (/timeout/i.test(String((err as Error).message)))
         throw new ApiError("timeout", `the session's browser did not answer within ${actWaitMs(budget)} ms`);
       throw new ApiError("unavailable", `the bus is unreachable: ${(err as Error).message}`);
