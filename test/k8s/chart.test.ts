@@ -256,6 +256,24 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     assert.ok(!api.env.some((e: Obj) => e.name === "DATABASE_URL"));
   });
 
+  it("takes secret settings from a Secret of the platform team's (configSecret), never from config", async () => {
+    const list = await template("configSecret.existingSecret=fleet-x402");
+    for (const program of ["api", "jobs"]) {
+      const c = list.find((d) => d.kind === "Deployment" && d.metadata.name.endsWith(`-${program}`)).spec
+        .template.spec.containers[0];
+      assert.ok(
+        c.envFrom.some((e: Obj) => e.secretRef?.name === "fleet-x402"),
+        `${program} reads the Secret's keys as environment`,
+      );
+    }
+    // A key or password in config would sit in the Deployment in clear: refused, saying where it goes.
+    await assert.rejects(
+      template("config.X402_FACILITATOR_PRIVATE_KEY=0xabc"),
+      /config\.X402_FACILITATOR_PRIVATE_KEY is a secret: .*configSecret\.existingSecret/,
+    );
+    await assert.rejects(template("config.SEARCH_BRAVE_API_KEY=k"), /configSecret\.existingSecret/);
+  });
+
   it("renders only valid manifests (kubeconform -strict, Kubernetes schemas + our CRD)", async () => {
     for (const [name, valuesFile] of [
       ["default", undefined],

@@ -122,6 +122,11 @@ true
 {{- fail (printf "config.%s: set it through artifacts.* instead (secrets belong in a Secret: artifacts.urlSecret.existingSecret, artifacts.s3.existingSecret)" $k) -}}
 {{- end -}}
 {{- end -}}
+{{- range $k, $v := .Values.config -}}
+{{- if or (eq $k "X402_FACILITATOR_PRIVATE_KEY") (hasSuffix "_API_KEY" $k) (hasSuffix "_PASSWORD" $k) -}}
+{{- fail (printf "config.%s is a secret: put it in a Secret of your own and name it in configSecret.existingSecret (config ends up in the Deployment in clear)" $k) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The Secret with EGRESS_PROXIES (the egress pools, credentials in their URLs); empty when there are none. */}}
