@@ -13,7 +13,11 @@ test("the worker's Chromium keeps Playwright's disabled features and runs no add
     const all = listProcesses();
     const ours = new Set(chromiumProcesses(marker, all));
     const mine = all.filter((p) => ours.has(p.pid));
-    const main = mine.find((p) => !p.cmdline.includes("--type="));
+    // The browser process is the one Playwright drives through its pipe: Chromium's crash handler also
+    // carries the marker and no --type=, and comes first in /proc once pids have wrapped around.
+    const main = mine.find(
+      (p) => !p.cmdline.includes("--type=") && p.cmdline.includes("--remote-debugging-pipe"),
+    );
     assert.ok(main, "the browser process is found by its marker");
     const lists = [...main.cmdline.matchAll(/--disable-features=(\S+)/g)].map((m) => m[1]!.split(","));
     assert.ok(lists.length >= 2, "Playwright's switch and ours");
