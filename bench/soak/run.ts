@@ -10,9 +10,12 @@
  * samples after 10 minutes (MiB per hour); then the calls made and the errors (goal: none), and the
  * Chromium processes left once everything has stopped (goal: none).
  *
- *   npm run bench:soak -- [--minutes 60] [--callers 4]
+ * Besides the processes, from the api's /metrics: its V8 heap in use and its render cache's memory tier,
+ * which fills up to CACHE_MEMORY_BYTES (64 MiB) and so grows the api's memory without a leak: told apart.
+ *
+ *   npm run bench:soak -- [--minutes 60] [--callers 4] [--out samples.json]
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -25,7 +28,11 @@ import { startTestPostgres } from "../../test/helpers/postgres.ts";
 import { spawnProgram } from "../../test/helpers/programs.ts";
 
 const { values } = parseArgs({
-  options: { minutes: { type: "string", default: "60" }, callers: { type: "string", default: "4" } },
+  options: {
+    minutes: { type: "string", default: "60" },
+    callers: { type: "string", default: "4" },
+    out: { type: "string" },
+  },
 });
 const minutes = Number(values.minutes);
 const callers = Number(values.callers);
@@ -77,8 +84,13 @@ const watched: Record<string, () => number | undefined> = {
   NATS: () => nats.process.pid,
   PostgreSQL: postmaster,
 };
+/** Figures read from the api's /metrics, in MiB (not processes: not part of the 5% goal). */
+const apiFigures: Record<string, string> = {
+  "api: V8 heap in use": "fleet_api_nodejs_heap_size_used_bytes",
+  "api: render cache memory tier": "fleet_cache_memory_bytes",
+};
 const samples = new Map<string, Array<{ min: number; mib: number }>>(
-  Object.keys(watched).map((k) => [k, []]),
+  [...Object.keys(watched), ...Object.keys(apiFigures)].map((k) => [k, []]),
 );
 const started = Date.now();
 const elapsedMin = () => (Date.now() - started) / 60_000;
@@ -90,6 +102,16 @@ function sampleMemory() {
     const mib = descendantsOf(all, [pid]).reduce((s, p) => s + pssBytes(p), 0) / MiB;
     samples.get(name)?.push({ min: elapsedMin(), mib });
   }
+  const at = elapsedMin();
+  void fetch(`${apiUrl}/metrics`, { signal: AbortSignal.timeout(5_000) })
+    .then((r) => r.text())
+    .then((text) => {
+      for (const [name, metric] of Object.entries(apiFigures)) {
+        const line = text.split("\n").find((l) => l.startsWith(`${metric} `));
+        if (line) samples.get(name)?.push({ min: at, mib: Number(line.split(" ")[1]) / MiB });
+      }
+    })
+    .catch(() => {});
 }
 const sampler = setInterval(sampleMemory, SAMPLE_MS);
 
@@ -221,7 +243,7 @@ for (const [name, points] of samples) {
   const after = points.filter((p) => p.min >= BASELINE_MIN);
   const growth = base > 0 ? ((end - base) / base) * 100 : 0;
   console.log(
-    `  ${name}: ${base.toFixed(0)} MiB at ${BASELINE_MIN.toFixed(1)} min, ${end.toFixed(0)} MiB at the end: growth ${growth.toFixed(1)}% (goal <= 5%), slope ${slopePerHour(after).toFixed(1)} MiB/h`,
+    `  ${name}: ${base.toFixed(0)} MiB at ${BASELINE_MIN.toFixed(1)} min, ${end.toFixed(0)} MiB at the end: growth ${growth.toFixed(1)}%${name in watched ? " (goal <= 5%)" : ""}, slope ${slopePerHour(after).toFixed(1)} MiB/h`,
   );
 }
 console.log(
@@ -229,3 +251,7 @@ console.log(
 );
 console.log(`  rate-limited (429: waited a second and went on): ${counts.limited}`);
 console.log(`  Chromium processes left after the stop: ${stray} (goal 0)`);
+if (values.out) {
+  await writeFile(values.out, JSON.stringify(Object.fromEntries(samples)));
+  console.log(`  samples written to ${values.out}`);
+}

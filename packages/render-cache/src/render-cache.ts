@@ -8,7 +8,7 @@ import {
 } from "@browserfleet/contracts";
 import { type Database, schema } from "@browserfleet/db";
 import { and, eq, gt, gte, inArray, sql } from "drizzle-orm";
-import { Counter, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
 import { cacheKeysFor, cacheUrl, isCacheable } from "./cache-key.ts";
 
 const { cacheEntries, jobPages } = schema;
@@ -97,6 +97,11 @@ class MemoryTier {
   #bytes = 0;
   constructor(readonly capacity: number) {}
 
+  /** What the entries held weigh now (at most `capacity`). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   get(key: string, now: number): MemoryEntry | undefined {
     const e = this.#entries.get(key);
     if (!e) return undefined;
@@ -180,7 +185,18 @@ export class RenderCache {
       "Cache hits served from the api replica's memory tier without a database round trip",
       ["format"],
     );
-    this.#memory = new MemoryTier(opts.memoryBytes ?? 0);
+    const memory = new MemoryTier(opts.memoryBytes ?? 0);
+    this.#memory = memory;
+    // A bounded tier filling up to its capacity looks like growth in a process's memory: this tells them apart.
+    if (r && !r.getSingleMetric("fleet_cache_memory_bytes"))
+      new Gauge({
+        name: "fleet_cache_memory_bytes",
+        help: "Bytes of render cache entries held in this api replica's memory tier (at most CACHE_MEMORY_BYTES)",
+        registers: [r],
+        collect() {
+          this.set(memory.bytes);
+        },
+      });
   }
 
   /**
