@@ -8,6 +8,7 @@
 #   scripts/k8s-tools.sh            build whatever is missing
 #   scripts/k8s-tools.sh weed       build only weed
 #   scripts/k8s-tools.sh nats       build only nats-server (for the nats image)
+#   scripts/k8s-tools.sh netpol     build only kube-network-policies (patched; part of node)
 #   scripts/k8s-tools.sh --print    print the bin folder and the pinned versions
 #
 # Pinned versions (one Kubernetes release; the k8s.io/* staging modules at the matching v0.x).
@@ -23,6 +24,8 @@ COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
 NATS_SERVER_VERSION="${NATS_SERVER_VERSION:-v2.15.2}"
 # SeaweedFS has no tagged Go module versions; the proxy serves this pseudo-version (weed reports 4.53).
 SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
+# The real-node test's NetworkPolicy enforcer, built with scripts/patches/kube-network-policies-$NETPOL_VERSION.patch.
+NETPOL_VERSION="${NETPOL_VERSION:-v0.8.0}"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${BROWSERFLEET_TOOLS_DIR:-$ROOT/.tools}"
@@ -31,7 +34,7 @@ SRC="$TOOLS/src"
 mkdir -p "$BIN" "$SRC"
 
 if [[ "${1:-}" == "--print" ]]; then
-  echo "bin=$BIN kube=$KUBE_VERSION etcd=$ETCD_VERSION kwok=$KWOK_VERSION helm=$HELM_VERSION kubeconform=$KUBECONFORM_VERSION seaweedfs=$SEAWEEDFS_VERSION"
+  echo "bin=$BIN kube=$KUBE_VERSION etcd=$ETCD_VERSION kwok=$KWOK_VERSION helm=$HELM_VERSION kubeconform=$KUBECONFORM_VERSION seaweedfs=$SEAWEEDFS_VERSION netpol=$NETPOL_VERSION"
   exit 0
 fi
 
@@ -150,6 +153,30 @@ build_weed() {
   log "weed done in $((SECONDS - started)) s"
 }
 
+build_netpol() {
+  # The version mark holds the patch's sha256 too, so a changed patch rebuilds the binary.
+  local patch="$ROOT/scripts/patches/kube-network-policies-$NETPOL_VERSION.patch" want
+  want="$NETPOL_VERSION $(sha256sum "$patch" | cut -d' ' -f1)"
+  have kube-network-policies "$want" && return 0
+  local started=$SECONDS dir="$SRC/kube-network-policies-$NETPOL_VERSION" mod=sigs.k8s.io/kube-network-policies
+  log "building kube-network-policies $NETPOL_VERSION with ${patch#"$ROOT/"}"
+  # The module's source, read-only in the module cache, is copied to be patched; its main is ./cmd.
+  local moddir
+  moddir="$(cd "$SRC" && GOFLAGS=-mod=mod go mod download -json "$mod@$NETPOL_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')"
+  [[ -d "$moddir" ]] || { log "go mod download $mod@$NETPOL_VERSION gave no source folder"; exit 1; }
+  if [[ -d "$dir" ]]; then chmod -R u+w "$dir"; rm -rf "$dir"; fi
+  cp -r "$moddir" "$dir"
+  chmod -R u+w "$dir"
+  # The ceiling keeps git apply from taking this repository for the patch's (paths are $dir's).
+  GIT_CEILING_DIRECTORIES="$SRC" git -C "$dir" apply "$patch"
+  (
+    cd "$dir"
+    "${NICE[@]}" go build -ldflags "$LDFLAGS_BASE" -o "$BIN/kube-network-policies" ./cmd
+  )
+  mark kube-network-policies "$want"
+  log "kube-network-policies done in $((SECONDS - started)) s"
+}
+
 go_install() { # name module@version
   local name=$1 modver=$2 version=${2##*@}
   have "$name" "$version" && return 0
@@ -173,15 +200,18 @@ case "$what" in
   chart) go_install kubeconform "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
          go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" ;;
   cluster) build_etcd; go_install kwok "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"; build_kube ;;
-  # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet, kube-proxy and the
-  # cluster's DNS (CoreDNS).
+  # A real node for test/k8s/real-node.test.ts (npm run test:node): the kubelet, kube-proxy, the
+  # cluster's DNS (CoreDNS) and its NetworkPolicy enforcer (kube-network-policies).
   node) build_kube kubelet kube-proxy
         go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION"
-        go_install nats-server "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" ;;
+        go_install nats-server "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION"
+        build_netpol ;;
+  # kube-network-policies, patched (scripts/patches/), for the real-node test.
+  netpol) build_netpol ;;
   # nats-server, static, for the nats image (scripts/images.ts).
   nats) go_install nats-server "github.com/nats-io/nats-server/v2@$NATS_SERVER_VERSION" ;;
   # The S3-compatible store of the artifacts tests (test/helpers/s3-server.ts).
   weed) build_weed ;;
-  *) echo "usage: $0 [all|chart|cluster|node|nats|weed|--print]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|chart|cluster|node|netpol|nats|weed|--print]" >&2; exit 2 ;;
 esac
 log "ready in $BIN"

@@ -5,7 +5,7 @@
  * anything the test serves there, through it; the host reaches ClusterIPs through kube-proxy's rules.
  *
  * Needs root with CAP_NET_ADMIN, the Debian packages containerd, runc and containernetworking-plugins,
- * and the kubelet, kube-proxy and CoreDNS from scripts/k8s-tools.sh (`node`). What this sandbox needed, and why,
+ * and the kubelet, kube-proxy, CoreDNS and kube-network-policies from scripts/k8s-tools.sh (`node`). What this sandbox needed, and why,
  * is in the comments where it is set.
  */
 import { existsSync } from "node:fs";
@@ -24,7 +24,7 @@ import {
   waitFor,
 } from "./kube.ts";
 
-export const NODE_TOOLS = ["kubelet", "kube-proxy", "coredns"];
+export const NODE_TOOLS = ["kubelet", "kube-proxy", "coredns", "kube-network-policies"];
 
 /** A node's pod network: its bridge, its pods' subnet, and its own address (the bridge's, their gateway). */
 export interface NodeNetwork {
@@ -43,6 +43,8 @@ export const NODE_NETWORKS: readonly NodeNetwork[] = [
   { bridge: "bf1", subnet: "10.244.1.0/24", nodeIp: "10.244.1.1" },
 ];
 export const CLUSTER_CIDR = "10.244.0.0/16";
+/** The Services' range (the API server's --service-cluster-ip-range in ./kube.ts). */
+export const SERVICE_CIDR = "10.96.0.0/16";
 export const BRIDGE = "bf0";
 export const POD_SUBNET = "10.244.0.0/24";
 /** The first node's address: where the API server, CoreDNS and what the host serves for pods listen. */
@@ -51,12 +53,15 @@ export const NODE_IP = "10.244.0.1";
 export const PAUSE_IMAGE = "localhost/browserfleet/pause:test";
 const CNI_BIN = ["/usr/lib/cni", "/opt/cni/bin"].find((d) => existsSync(join(d, "bridge"))) ?? "/usr/lib/cni";
 
-/** Build the kubelet, kube-proxy and CoreDNS when missing (scripts/k8s-tools.sh node; cached in .tools/bin). */
+/**
+ * Build the kubelet, kube-proxy, CoreDNS and kube-network-policies (patched) when missing
+ * (scripts/k8s-tools.sh node; cached in .tools/bin).
+ */
 export async function ensureNodeTools(timeoutMs = 60 * 60_000): Promise<void> {
   if (NODE_TOOLS.every((n) => existsSync(tool(n)))) return;
   const started = Date.now();
   process.stderr.write(
-    "building the kubelet, kube-proxy and CoreDNS with scripts/k8s-tools.sh node; cached in .tools/\n",
+    "building the kubelet, kube-proxy, CoreDNS and kube-network-policies with scripts/k8s-tools.sh node; cached in .tools/\n",
   );
   await run(join(ROOT, "scripts/k8s-tools.sh"), ["node"], { timeoutMs, inherit: true });
   process.stderr.write(`node tools built in ${Math.round((Date.now() - started) / 1000)} s\n`);
@@ -94,6 +99,22 @@ export async function ensureBridge(
   return async () => {
     if (!has) await run("ip", ["link", "delete", bridge]).catch(() => {});
     await writeFile("/proc/sys/net/ipv4/ip_forward", forwarding).catch(() => {});
+  };
+}
+
+/**
+ * Routes the Services' range to the first bridge, as a cluster's nodes route it to something of their own.
+ * kube-proxy rewrites a ClusterIP to a pod's address; one it does not rewrite (a Service with no ready
+ * endpoint, for a moment) then fails here. Without this route it left through the default route, and this
+ * machine's egress proxy answered it (a 404 with `Server: keryx`), on a socket keep-alive then reused for
+ * every later call. Resolves with a function that removes the route.
+ */
+export async function routeServices(
+  net: NodeNetwork = NODE_NETWORKS[0] as NodeNetwork,
+): Promise<() => Promise<void>> {
+  await run("ip", ["route", "replace", SERVICE_CIDR, "dev", net.bridge, "src", net.nodeIp]);
+  return async () => {
+    await run("ip", ["route", "del", SERVICE_CIDR, "dev", net.bridge]).catch(() => {});
   };
 }
 
@@ -159,6 +180,8 @@ export async function startRealNode(
 ): Promise<RealNode> {
   const net = opts.network ?? (NODE_NETWORKS[0] as NodeNetwork);
   const first = opts.first ?? net.nodeIp === NODE_IP;
+  // The node's NetworkPolicy enforcer keeps its rules in a table of its own: two nodes share this host.
+  const netpolTable = `bf-netpol-${name}`;
   const procs: Proc[] = [];
   const cd = join(dir, "containerd");
   const sock = join(cd, "containerd.sock");
@@ -208,6 +231,7 @@ export async function startRealNode(
       await stopProc(containerd, STOP_GRACE_MS);
     }
     if (first && existsSync(tool("kube-proxy"))) await run(tool("kube-proxy"), ["--cleanup"]).catch(() => {});
+    await run("nft", ["delete", "table", "inet", netpolTable]).catch(() => {});
     // The kubelet's own iptables chains (it makes them again when it starts).
     for (const ipt of ["iptables", "ip6tables"]) {
       for (const chain of ["INPUT", "OUTPUT"])
@@ -412,6 +436,25 @@ export async function startRealNode(
       ]);
       procs.push(proxy);
     }
+    // NetworkPolicy enforced by kube-network-policies (built with scripts/k8s-tools.sh netpol; patched, see
+    // scripts/patches/): the first packet of each connection of a pod that a policy selects goes to this
+    // process through NFQUEUE and is let through or dropped by the pod's policies. One per node, each with
+    // its own table and queue; --police-host-input also checks a pod's connections to this host's own
+    // addresses (the API server, the metadata stand-in), which elsewhere would be other machines.
+    procs.push(
+      startProc("kube-network-policies", tool("kube-network-policies"), [
+        `--kubeconfig=${kubeconfig}`,
+        `--hostname-override=${name}`,
+        `--nfqueue-id=${100 + NODE_NETWORKS.indexOf(net)}`,
+        `--nftables-table=${netpolTable}`,
+        "--police-host-input",
+        "--disable-nri",
+        // A fix for kernels before 6.12, which this one is not.
+        "--netfilter-bug-1766-fix=false",
+        `--metrics-bind-address=127.0.0.1:${await freePort()}`,
+        "--v=1",
+      ]),
+    );
 
     await waitFor(
       `node ${name} Ready`,
