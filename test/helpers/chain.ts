@@ -80,9 +80,12 @@ const STOP_TIMEOUT_MS = 5_000;
 /**
  * An offline local chain that looks like Base to x402: anvil with chain id 8453, an EIP-3009 test token
  * (name "USD Coin", version "2", 6 decimals) at the real Base USDC address, Multicall3, Permit2 and the
- * x402 upto proxy at their canonical addresses. The payer gets PAYER_START_MICROS of USDC.
+ * x402 upto proxy at their canonical addresses. The payer gets PAYER_START_MICROS of USDC. `host`: the
+ * address its RPC listens on (default 127.0.0.1; a real node's pods reach the node's own address).
+ * `blockTimeSeconds`: mine a block that often, as a live chain does, so its clock moves on without
+ * transactions (what decides that an authorization has expired); by default a block per transaction.
  */
-export async function startChain(): Promise<Chain> {
+export async function startChain(opts: { host?: string; blockTimeSeconds?: number } = {}): Promise<Chain> {
   const bin = anvilBinary();
   const compiled = compileContracts(); // starts now; awaited once anvil answers
   compiled.catch(() => {});
@@ -93,7 +96,7 @@ export async function startChain(): Promise<Chain> {
     const port = await freePort();
     let anvil: Anvil | undefined;
     try {
-      anvil = await spawnAnvil(bin, port);
+      anvil = await spawnAnvil(bin, port, opts.host ?? "127.0.0.1", opts.blockTimeSeconds);
       return await setUp(anvil, await compiled, await permit2);
     } catch (err) {
       lastError = err;
@@ -228,8 +231,10 @@ function anvilBinary(): string {
   return bin;
 }
 
-async function spawnAnvil(bin: string, port: number): Promise<Anvil> {
-  const child = spawn(bin, ["--chain-id", "8453", "--host", "127.0.0.1", "--port", String(port)], {
+async function spawnAnvil(bin: string, port: number, host: string, blockTime?: number): Promise<Anvil> {
+  const args = ["--chain-id", "8453", "--host", host, "--port", String(port)];
+  if (blockTime) args.push("--block-time", String(blockTime));
+  const child = spawn(bin, args, {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -264,7 +269,7 @@ async function spawnAnvil(bin: string, port: number): Promise<Anvil> {
   });
   failed.catch(() => {});
 
-  const rpcUrl = `http://127.0.0.1:${port}`;
+  const rpcUrl = `http://${host}:${port}`;
   try {
     await Promise.race([waitForRpc(rpcUrl, START_TIMEOUT_MS, () => output), failed]);
   } catch (err) {

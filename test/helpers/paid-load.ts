@@ -465,7 +465,8 @@ export async function settleMixed(db: Database, api: { url: string }, run: Mixed
     for (;;) {
       status = await get(key, `/web/v1/crawl/${jobId}?limit=1`).catch(() => undefined);
       if (status?.status === 200 && !["queued", "running"].includes(status.body.status)) break;
-      assert.ok(Date.now() < until, `the crawl to end: ${JSON.stringify(status?.body).slice(0, 300)}`);
+      if (Date.now() >= until)
+        assert.fail(`the crawl to end: ${String(JSON.stringify(status?.body)).slice(0, 300)}`);
       await new Promise((r) => setTimeout(r, 1_000));
     }
     const urls: string[] = [];

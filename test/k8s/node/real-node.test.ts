@@ -25,6 +25,7 @@
 import assert from "node:assert/strict";
 import { Resolver } from "node:dns/promises";
 import { chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -35,6 +36,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import yaml from "js-yaml";
 import { buildImages, imageName, PROGRAMS, type Program, type Target } from "../../../scripts/images.ts";
 import { type FixtureSite, startFixtureSite } from "../../fixture-site/server.ts";
+import { type Chain, startChain } from "../../helpers/chain.ts";
 import {
   ensureKubeTools,
   type Json,
@@ -48,12 +50,16 @@ import {
 import { sample } from "../../helpers/metrics-sample.ts";
 import {
   assertReconciledLive,
+  assertWalletReconciled,
   chargedByRequest,
+  type LoadMix,
   type Outcome,
   paidCall,
   paidLoad,
   report,
+  settleMixed,
 } from "../../helpers/paid-load.ts";
+import { payingClient } from "../../helpers/paying-client.ts";
 import {
   buildPauseImage,
   ensureBridge,
@@ -64,10 +70,12 @@ import {
   PAUSE_IMAGE,
   type RealNode,
   realNodeMissing,
+  routeServices,
   startRealNode,
 } from "../../helpers/real-node.ts";
 
 const CHART = join(ROOT, "charts/browserfleet");
+const METADATA_IP = "169.254.169.254";
 const RELEASE = "bf";
 const NS = "default";
 const missing = realNodeMissing();
@@ -86,7 +94,24 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
   let node2: RealNode;
   let key: string;
   let apiBase: string;
+  /** A local chain for wallet (x402) callers, on the node's address, and the paying client of its wallet. */
+  let chain: Chain;
+  let paying: ReturnType<typeof payingClient>;
+  /** The load of each fault: keyed scrapes, a caller running sessions with acts, a crawl, a wallet's scrapes. */
+  const mix = (): LoadMix => ({
+    sessionCallers: 1,
+    crawlPages: 20,
+    wallet: { fetch: paying.fetch, payer: chain.payer, callers: 1 },
+  });
+  /** The wallet's balance when a run begins, for assertWalletReconciled. */
+  const walletNow = async () => {
+    const startMicros = await chain.balanceOf(chain.payer);
+    return { payer: chain.payer, balance: () => chain.balanceOf(chain.payer), startMicros };
+  };
   const removeBridges: Array<() => Promise<void>> = [];
+  /** A stand-in for a cloud's metadata server, on its address (169.254.169.254:80) on this host. */
+  let metadata: Server | undefined;
+  let metadataAddressAdded = false;
   const siteUrl = (path: string) => `${site.url}${path}`;
 
   // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
@@ -132,7 +157,19 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     phase("images built");
     dir = await mkdtemp(join(tmpdir(), "bf-node-"));
     for (const net of NODE_NETWORKS) removeBridges.push(await ensureBridge(net));
+    removeBridges.push(await routeServices());
     site = await startFixtureSite({ host: NODE_IP });
+    // A block a second, as a live chain: a cut call's unused authorization expires by the chain's clock.
+    chain = await startChain({ host: NODE_IP, blockTimeSeconds: 1 });
+    paying = payingClient(chain.payerKey);
+    // The cloud metadata address answers here, as on a cloud VM: what a browser pod must never reach.
+    const lo = await run("ip", ["-4", "addr", "show", "dev", "lo"]);
+    if (!lo.stdout.includes(`${METADATA_IP}/`)) {
+      await run("ip", ["addr", "add", `${METADATA_IP}/32`, "dev", "lo"]);
+      metadataAddressAdded = true;
+    }
+    metadata = createServer((_, res) => res.end("instance credentials"));
+    await new Promise<void>((ok) => metadata?.listen(80, METADATA_IP, ok));
 
     cluster = await startKubeCluster({ nodes: 0, address: NODE_IP });
     phase("control plane up");
@@ -204,7 +241,30 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         ),
         pullPolicy: "Never",
       },
-      config: { FLEET_ALLOW_PRIVATE: `${NODE_IP}/32` },
+      // Wallet payments settled by the api's own facilitator on the test's chain; its key from a Secret.
+      config: {
+        FLEET_ALLOW_PRIVATE: `${NODE_IP}/32`,
+        X402_PAY_TO: chain.payTo,
+        X402_RPC_URL: chain.rpcUrl,
+        // Authorizations live 30 s: a claim whose call was cut off is settled or released soon after.
+        X402_MAX_TIMEOUT_SECONDS: "30",
+      },
+      configSecret: { existingSecret: "bf-x402" },
+      // The chart's policy lets browser pods reach NATS and public addresses only. Here the "internet"
+      // (the fixture site) and the cluster's DNS (CoreDNS, a process on the node) are on the node's private
+      // address, so the test lets browser pods reach those two ports of it, and nothing else there.
+      networkPolicy: {
+        extraEgress: [
+          {
+            to: [{ ipBlock: { cidr: `${NODE_IP}/32` } }],
+            ports: [
+              { protocol: "TCP", port: Number(new URL(site.url).port) },
+              { protocol: "UDP", port: 53 },
+              { protocol: "TCP", port: 53 },
+            ],
+          },
+        ],
+      },
       // Not port 80: this machine's egress proxy answers port-80 connections that leave it (as one to a
       // ClusterIP does in the moment its Service has no ready endpoint and so no kube-proxy rule), and
       // keep-alive then reuses those sockets: that was the "404 with an empty body" of earlier runs.
@@ -241,6 +301,11 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       },
     };
     await writeFile(join(dir, "values.yaml"), yaml.dump(values));
+    const secret = await cluster.api("POST", `/api/v1/namespaces/${NS}/secrets`, {
+      metadata: { name: "bf-x402" },
+      stringData: { X402_FACILITATOR_PRIVATE_KEY: chain.facilitatorKey },
+    });
+    assert.equal(secret.status, 201, JSON.stringify(secret.body));
     await run(
       tool("helm"),
       [
@@ -290,6 +355,10 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     await cluster?.stop();
     await db?.close();
     await site?.close();
+    await chain?.stop();
+    await new Promise((r) => (metadata ? metadata.close(r) : r(undefined)));
+    if (metadataAddressAdded)
+      await run("ip", ["addr", "del", `${METADATA_IP}/32`, "dev", "lo"]).catch(() => {});
     if (dir) await rm(dir, { recursive: true, force: true });
     for (const remove of removeBridges.reverse()) await remove();
   });
@@ -371,6 +440,50 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     const ready = await fetch(`http://${api.spec.clusterIP}:${api.spec.ports[0].port}/readyz`);
     const body = (await ready.json()) as { nats: boolean; database: boolean };
     assert.deepEqual([body.nats, body.database], [true, true]);
+  });
+
+  it("enforces the chart's NetworkPolicy: a browser pod reaches the site, DNS and NATS, and nothing else inside", async () => {
+    const svc = async (name: string) => (await get(`/api/v1/namespaces/${NS}/services/${name}`)).spec;
+    const podOf = async (component: string) =>
+      (
+        await get(
+          `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`app.kubernetes.io/component=${component}`)}`,
+        )
+      ).items.find(isReady) as Json;
+    const [browser, api, postgres, nats] = await Promise.all(
+      ["browser", "api", "postgres", "nats"].map((c) => podOf(c)),
+    );
+    const [natsSvc, pgSvc, apiSvc, kubeSvc] = await Promise.all([
+      svc(`${RELEASE}-browserfleet-nats`),
+      svc(`${RELEASE}-browserfleet-postgres`),
+      svc(`${RELEASE}-browserfleet-api`),
+      (await get("/api/v1/namespaces/default/services/kubernetes")).spec,
+    ]);
+    const sitePort = Number(new URL(site.url).port);
+    const apiServerPort = Number(new URL(cluster.server).port);
+    const targets: Record<string, [string, number]> = {
+      "the site (the internet here)": [NODE_IP, sitePort],
+      "NATS (Service)": [natsSvc.clusterIP, 4222],
+      "NATS (pod)": [nats.status.podIP, 4222],
+      "PostgreSQL (Service)": [pgSvc.clusterIP, 5432],
+      "PostgreSQL (pod)": [postgres.status.podIP, 5432],
+      "the api (Service)": [apiSvc.clusterIP, apiSvc.ports[0].port],
+      "the api (pod)": [api.status.podIP, api.spec.containers[0].ports[0].containerPort],
+      "the Kubernetes API (Service)": [kubeSvc.clusterIP, 443],
+      "the Kubernetes API (node)": [NODE_IP, apiServerPort],
+      "the metadata address": [METADATA_IP, 80],
+    };
+    // From inside each pod's network namespace, as the pod's own user: what a renderer exploit could reach.
+    const fromBrowser = await reach(await containerPid(browser.metadata.name), 10001, targets);
+    const fromApi = await reach(await containerPid(api.metadata.name), 10001, targets);
+    process.stderr.write(`[real node] reach from a browser pod: ${JSON.stringify(fromBrowser)}\n`);
+    process.stderr.write(`[real node] reach from the api pod: ${JSON.stringify(fromApi)}\n`);
+    const allowed = ["the site (the internet here)", "NATS (Service)", "NATS (pod)"];
+    for (const [name, got] of Object.entries(fromBrowser))
+      assert.equal(got === "open", allowed.includes(name), `a browser pod to ${name}: ${got}`);
+    // The api pod, which no policy confines, reaches every one of them: they are there, and only the
+    // browser pods' policy keeps them out.
+    for (const [name, got] of Object.entries(fromApi)) assert.equal(got, "open", `the api pod to ${name}`);
   });
 
   it("scrapes a page through the api Service", async () => {
@@ -569,7 +682,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
           .items as Json[]
       ).filter((p) => p.metadata.ownerReferences?.[0]?.kind !== "DaemonSet");
     const evicted: string[] = [];
-    const outcomes = await load.underLoad(
+    const wallet = await walletNow();
+    const run = await load.underMixedLoad(
       { url: apiBase },
       accounts,
       async () => {
@@ -614,11 +728,14 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
           1000,
         );
       },
+      mix(),
       5_000,
     );
-    report(t, `node drained (${evicted.join(", ")})`, outcomes);
+    report(t, `node drained (${evicted.join(", ")})`, run.outcomes);
     assert.ok(evicted.length >= 1, "the second node ran pods to evict");
-    await assertReconciledLive(db!, accounts, outcomes, "node drained");
+    const outcomes = await settleMixed(db!, { url: apiBase }, run);
+    await assertReconciledLive(db!, run.accounts, outcomes, "node drained");
+    await assertWalletReconciled(db!, wallet, outcomes, "node drained");
     await cordon(node2.name, false);
     await setPoolMin(1);
   });
@@ -744,7 +861,8 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     ).items[0];
     const restarts = apiPod.status.containerStatuses[0].restartCount;
     let killedAt = 0;
-    const outcomes = await load.underLoad(
+    const wallet = await walletNow();
+    const run = await load.underMixedLoad(
       api,
       accounts,
       async () => {
@@ -761,9 +879,11 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
           1000,
         );
       },
+      mix(),
       5_000,
     );
-    report(t, "api kill -9 (in its pod)", outcomes);
+    report(t, "api kill -9 (in its pod)", run.outcomes);
+    const outcomes = await settleMixed(db!, api, run);
     if (outcomes.some((o) => o.status === 404)) await whoAnswers(t);
     assert.ok(
       outcomes.some((o) => o.status === 200 && o.started > killedAt),
@@ -781,17 +901,27 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       async () => {
         const byRequest = await chargedByRequest(
           db!,
-          accounts.map((a) => a.accountId),
+          run.accounts.map((a) => a.accountId),
         );
-        for (const o of outcomes)
+        // What the answers say each request was charged (a session's idle minutes under its open's).
+        const said = new Map<string, number>();
+        for (const o of outcomes) said.set(o.requestId, (said.get(o.requestId) ?? 0) + o.chargedMicros);
+        // (A wallet's calls are checked against the chain after.)
+        for (const o of outcomes.filter((x) => x.kind !== "wallet scrape"))
           if (o.status === 0 && o.started < killedAt) o.chargedMicros = byRequest.get(o.requestId) ?? 0;
-          else assert.equal(byRequest.get(o.requestId) ?? 0, o.chargedMicros, `${o.requestId} (${o.status})`);
+          else
+            assert.equal(
+              byRequest.get(o.requestId) ?? 0,
+              said.get(o.requestId),
+              `${o.requestId} (${o.kind ?? "scrape"}, ${o.status})`,
+            );
         return true;
       },
       60_000,
       1000,
     );
-    await assertReconciledLive(db!, accounts, outcomes, "api kill -9");
+    await assertReconciledLive(db!, run.accounts, outcomes, "api kill -9");
+    await assertWalletReconciled(db!, wallet, outcomes, "api kill -9");
   });
 
   it("the task stream's leader killed under paid load: no call refused, the ledger reconciled", async (t) => {
@@ -806,16 +936,24 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     });
     const leader = (await (await jetstreamManager(nc)).streams.info(TASK_STREAM)).cluster?.leader;
     await nc.close();
-    const outcomes = await load.underLoad(api, accounts, async () => {
-      await deletePod(leader as string, 0);
-    });
-    report(t, "NATS server killed", outcomes);
+    const wallet = await walletNow();
+    const run = await load.underMixedLoad(
+      api,
+      accounts,
+      async () => {
+        await deletePod(leader as string, 0);
+      },
+      mix(),
+    );
+    report(t, "NATS server killed", run.outcomes);
+    const outcomes = await settleMixed(db!, api, run);
     assert.deepEqual(
       outcomes.filter((o) => o.code === "unavailable").map((o) => o.requestId),
       [],
       "no call refused as unavailable",
     );
-    await assertReconciledLive(db!, accounts, outcomes, "NATS server killed");
+    await assertReconciledLive(db!, run.accounts, outcomes, "NATS server killed");
+    await assertWalletReconciled(db!, wallet, outcomes, "NATS server killed");
   });
 
   it("the PostgreSQL pod deleted under paid load: failed calls free, the ledger reconciled", async (t) => {
@@ -823,13 +961,15 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
     const api = { url: apiBase };
     const load = paidLoad(db!, site.url);
     const accounts = await load.newAccounts(3);
-    const outcomes = await load.underLoad(
+    const wallet = await walletNow();
+    const run = await load.underMixedLoad(
       api,
       accounts,
       async () => (await deletePod(`${RELEASE}-browserfleet-postgres-0`))(),
+      mix(),
       10_000,
     );
-    report(t, "PostgreSQL pod deleted", outcomes);
+    report(t, "PostgreSQL pod deleted", run.outcomes);
     await db?.close();
     db = await connectPostgres();
     const fresh = db;
@@ -839,7 +979,57 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       60_000,
       500,
     );
-    await assertReconciledLive(db, accounts, outcomes, "PostgreSQL pod deleted");
+    const outcomes = await settleMixed(db, api, run);
+    await assertReconciledLive(db, run.accounts, outcomes, "PostgreSQL pod deleted");
+    await assertWalletReconciled(db, wallet, outcomes, "PostgreSQL pod deleted");
+  });
+
+  it("a browser pod holding a live session deleted under paid load: the ledger reconciled", async (t) => {
+    const api = { url: apiBase };
+    const load = paidLoad(db!, site.url);
+    const accounts = await load.newAccounts(3);
+    const wallet = await walletNow();
+    let deleted = "";
+    const run = await load.underMixedLoad(
+      api,
+      accounts,
+      async () => {
+        // The pod holding the load's session (its caller opens one at once), deleted with no grace.
+        const holder = await waitFor(
+          "a browser pod holding a session",
+          async () => {
+            for (const pod of (await browserPods()).filter(isReady))
+              if ((sample(await podMetrics(pod).catch(() => ""), "fleet_sessions_open") || 0) >= 1)
+                return pod.metadata.name as string;
+            return undefined;
+          },
+          60_000,
+          500,
+        );
+        deleted = holder;
+        const gone = await cluster.api(
+          "DELETE",
+          `/api/v1/namespaces/${NS}/pods/${holder}?gracePeriodSeconds=0`,
+        );
+        assert.equal(gone.status, 200);
+        await waitFor(
+          "a Ready browser pod in its place",
+          async () => (await browserPods()).some((p) => isReady(p) && p.metadata.name !== holder),
+          300_000,
+          1000,
+        );
+      },
+      mix(),
+      10_000,
+    );
+    report(t, `browser pod holding a session deleted (${deleted})`, run.outcomes);
+    assert.ok(
+      run.outcomes.some((o) => o.kind === "act" && o.status === 200),
+      "the load's sessions were acted on",
+    );
+    const outcomes = await settleMixed(db!, api, run);
+    await assertReconciledLive(db!, run.accounts, outcomes, "session pod deleted under load");
+    await assertWalletReconciled(db!, wallet, outcomes, "session pod deleted under load");
   });
 
   it("a live session whose browser pod is deleted: the next act says that the session was lost, charges nothing, and the account paid what its answers said", async () => {
@@ -852,7 +1042,7 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
       return { status: r.outcome.status, body: r.body };
     };
     const opened = await send("/web/v1/session", { url: siteUrl("/form") });
-    assert.equal(opened.status, 200, JSON.stringify(opened.body).slice(0, 1000));
+    assert.equal(opened.status, 200, String(JSON.stringify(opened.body)).slice(0, 1000));
     const id = opened.body.sessionId;
     const ref = opened.body.data.controls.find(
       (c: Json) => c.role === "textbox" && c.name === "Username",
@@ -935,6 +1125,33 @@ describe("the chart on a real node", { skip, timeout: 40 * 60_000 }, () => {
         1000,
       );
     };
+  }
+
+  /**
+   * Whether each of `targets` takes a TCP connection from inside the network namespace of process `pid`,
+   * as user `uid`: "open", "refused", or "no answer" (what a policy's dropped packets give, after 3 s).
+   */
+  async function reach(
+    pid: number,
+    uid: number,
+    targets: Record<string, [string, number]>,
+  ): Promise<Record<string, string>> {
+    const probe = `
+      const net = require("node:net");
+      const targets = ${JSON.stringify(targets)};
+      Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise((done) => {
+        const s = net.connect({ host, port, timeout: 3000 });
+        s.on("connect", () => { s.destroy(); done([name, "open"]); });
+        s.on("timeout", () => { s.destroy(); done([name, "no answer"]); });
+        s.on("error", (e) => done([name, e.code === "ECONNREFUSED" ? "refused" : e.code]));
+      }))).then((r) => console.log(JSON.stringify(Object.fromEntries(r))));`;
+    const out = await run(
+      "nsenter",
+      ["-t", String(pid), "-n", "-S", String(uid), "-G", String(uid), process.execPath, "-e", probe],
+      // A folder the pod's user may enter.
+      { timeoutMs: 30_000, cwd: "/" },
+    );
+    return JSON.parse(out.stdout);
   }
 
   /** The host pid of a pod's program (a container's processes are the host's, in their own pid namespace). */
