@@ -429,16 +429,7 @@ export async function assertReconciledLive(
     }
     return true;
   };
-  const until = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-  }
+  await holdsWithin(check, 60_000, 1_000);
 }
 
 /**
@@ -598,14 +589,22 @@ export async function assertWalletReconciled(
       select count(*)::text as n from wallet_payments where lower(payer) = ${payer} and status = 'pending'`;
     assert.equal(Number(pending?.n), 0, `${what}: no wallet claim is left pending`);
   };
-  const until = Date.now() + waitMs;
+  await holdsWithin(check, waitMs, 2_000);
+}
+
+/**
+ * Runs `check` (assertions) again every `everyMs` until it passes; once `ms` have run out, its last
+ * failure is thrown. For what is written behind a call's answer (lease charges, claims the sweep records).
+ */
+async function holdsWithin(check: () => Promise<unknown>, ms: number, everyMs: number): Promise<void> {
+  const until = Date.now() + ms;
   for (;;) {
     try {
       await check();
       return;
     } catch (err) {
       if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 2_000));
+      await new Promise((r) => setTimeout(r, everyMs));
     }
   }
 }

@@ -4,13 +4,17 @@ import { newId } from "./ids.ts";
 
 const { walletPayments, ledgerEntries } = schema;
 
-export interface WalletPaymentClaim {
+/** What every claim names: the authorization (network, asset, nonce, payer), its amount and its route. */
+interface ClaimedAuthorization {
   network: string;
   asset: string;
   nonce: string;
   payer: string;
   amountMicros: number;
   route: string;
+}
+
+export interface WalletPaymentClaim extends ClaimedAuthorization {
   requestId?: string;
   /** The x402 scheme: what kind of nonce it is (EIP-3009 for `exact`, Permit2 for `upto`). */
   scheme: "exact" | "upto";
@@ -19,14 +23,8 @@ export interface WalletPaymentClaim {
 }
 
 /** A claim still pending: its call is in flight, or died before it recorded or released it. */
-export interface PendingWalletClaim {
+export interface PendingWalletClaim extends ClaimedAuthorization {
   id: string;
-  network: string;
-  asset: string;
-  nonce: string;
-  payer: string;
-  amountMicros: number;
-  route: string;
   /** Null on claims written before the column existed. */
   scheme: "exact" | "upto" | null;
   validBefore: Date | null;
