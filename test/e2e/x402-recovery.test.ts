@@ -20,7 +20,7 @@ import { sweepStaleWalletClaims } from "../../apps/api/src/billing/stale-claims.
 import { createApiMetrics } from "../../apps/api/src/metrics.ts";
 import { createX402, type VerifiedPayment, type X402Payments } from "../../apps/api/src/payments/x402.ts";
 import { createX402Chain } from "../../apps/api/src/payments/x402-chain.ts";
-import { type Chain, startChain } from "../helpers/chain.ts";
+import { type Chain, startChain, walletEnv } from "../helpers/chain.ts";
 import { payingClient } from "../helpers/paying-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 
@@ -38,12 +38,7 @@ const metrics = createApiMetrics({
 before(async () => {
   chain = await startChain();
   await chain.approvePermit2(chain.payerKey);
-  const env = {
-    X402_PAY_TO: chain.payTo,
-    X402_FACILITATOR_PRIVATE_KEY: chain.facilitatorKey,
-    X402_RPC_URL: chain.rpcUrl,
-  };
-  stack = await startStack({ env });
+  stack = await startStack({ env: walletEnv(chain) });
   library = await createX402({
     network: "eip155:8453",
     asset: chain.usdc,

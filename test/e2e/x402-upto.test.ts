@@ -6,7 +6,7 @@ import {
   encodePaymentSignatureHeader,
 } from "@x402/core/http";
 import { privateKeyToAccount } from "viem/accounts";
-import { type Chain, startChain } from "../helpers/chain.ts";
+import { type Chain, startChain, walletEnv } from "../helpers/chain.ts";
 import { payingClient } from "../helpers/paying-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
@@ -25,11 +25,7 @@ before(async () => {
   chain = await startChain();
   await chain.approvePermit2(chain.payerKey);
   stack = await startStack({
-    env: {
-      X402_PAY_TO: chain.payTo,
-      X402_FACILITATOR_PRIVATE_KEY: chain.facilitatorKey,
-      X402_RPC_URL: chain.rpcUrl,
-    },
+    env: walletEnv(chain),
   });
   upto = payingClient(chain.payerKey, "upto");
   exact = payingClient(chain.payerKey, "exact");

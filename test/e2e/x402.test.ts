@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { type Chain, startChain } from "../helpers/chain.ts";
+import { type Chain, startChain, walletEnv } from "../helpers/chain.ts";
 import { payingClient } from "../helpers/paying-client.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 
@@ -18,11 +18,7 @@ let sentSignatures: string[] = [];
 before(async () => {
   chain = await startChain();
   stack = await startStack({
-    env: {
-      X402_PAY_TO: chain.payTo,
-      X402_FACILITATOR_PRIVATE_KEY: chain.facilitatorKey,
-      X402_RPC_URL: chain.rpcUrl,
-    },
+    env: walletEnv(chain),
   });
   const paying = payingClient(chain.payerKey);
   payingFetch = paying.fetch;

@@ -77,6 +77,13 @@ export class AnvilMissingError extends Error {}
 const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 5_000;
 
+/** The api's settings for wallet payments settled by its own facilitator on `chain`. */
+export const walletEnv = (chain: Chain) => ({
+  X402_PAY_TO: chain.payTo,
+  X402_FACILITATOR_PRIVATE_KEY: chain.facilitatorKey,
+  X402_RPC_URL: chain.rpcUrl,
+});
+
 /**
  * An offline local chain that looks like Base to x402: anvil with chain id 8453, an EIP-3009 test token
  * (name "USD Coin", version "2", 6 decimals) at the real Base USDC address, Multicall3, Permit2 and the
