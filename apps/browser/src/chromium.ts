@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { chromiumPss } from "./process-memory.ts";
 import { NO_SANDBOX, runAsLauncher, type SandboxPlan, sandboxFailed } from "./sandbox.ts";
@@ -156,6 +156,8 @@ export class ChromiumKeeper {
   private launched = false;
   /** Where Chromium is started from, and the folder downloads go to (its user's, when it runs as one). */
   private readonly launcher: { executablePath: string; downloadsPath?: string };
+  /** Folders this keeper made (the launcher's, the downloads'): removed when it closes. */
+  private readonly ownDirs: string[] = [];
   restarts = 0;
   recycled = 0;
 
@@ -173,6 +175,7 @@ export class ChromiumKeeper {
       const downloadsPath = mkdtempSync(join(tmpdir(), "browserfleet-downloads-"));
       chownSync(downloadsPath, user.uid, user.gid);
       this.launcher = { executablePath: runAsLauncher(executablePath, user), downloadsPath };
+      this.ownDirs.push(dirname(this.launcher.executablePath), downloadsPath);
     } else this.launcher = { executablePath };
     if (policy.maxPssBytes > 0) {
       this.memoryTimer = setInterval(() => void this.checkMemory(), policy.checkEveryMs ?? 5_000);
@@ -310,5 +313,8 @@ export class ChromiumKeeper {
         await b?.close().catch(() => {});
       }),
     );
+    // The launcher's folder and the downloads folder are this keeper's alone: a worker started and
+    // stopped many times (a pod's restarts, tests) would otherwise leave two folders in /tmp each time.
+    for (const dir of this.ownDirs) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
@@ -103,6 +103,9 @@ test("sandboxed: every renderer runs under seccomp, in namespaces of its own, in
     await keeper.close();
     delete process.env[SECRET];
   }
+  const made = (keeper as unknown as { ownDirs: string[] }).ownDirs;
+  assert.equal(made.length, 2, "the launcher's folder and the downloads folder");
+  assert.deepEqual(made.filter(existsSync), [], "a closed keeper leaves none of its folders behind");
 });
 
 test("unsandboxed, Chromium still gets none of the worker's environment", async () => {
