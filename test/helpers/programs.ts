@@ -14,7 +14,8 @@ export async function spawnProgram(
 ): Promise<ChildProcess & { output(): string }> {
   const [cmd, ...args] = [...launcher, process.execPath, "--import", "tsx", resolve(main)];
   const child = spawn(cmd ?? process.execPath, args, {
-    env: { ...process.env, ...env },
+    // As the images run them (Dockerfile): two malloc arenas.
+    env: { MALLOC_ARENA_MAX: "2", ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

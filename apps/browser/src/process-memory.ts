@@ -60,6 +60,21 @@ export function pssBytes(pid: number): number {
   }
 }
 
+/**
+ * PSS of one process split by kind of page, in bytes: `anon` is its own heap and stacks (where a leak
+ * shows), `file` its share of mapped files (code), `shmem` its share of shared memory (PostgreSQL's buffer
+ * cache, which fills up to shared_buffers as backends touch more of the data, and then stays).
+ */
+export function pssParts(pid: number): { anon: number; file: number; shmem: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0) * 1024;
+    return { anon: kb("Pss_Anon"), file: kb("Pss_File"), shmem: kb("Pss_Shmem") };
+  } catch {
+    return { anon: 0, file: 0, shmem: 0 };
+  }
+}
+
 /** A Chromium's processes: the browser process whose command line carries `marker`, and all below it. */
 export function chromiumProcesses(marker: string, processes = listProcesses()): number[] {
   const roots = processes.filter((p) => p.cmdline.includes(marker) && !p.cmdline.includes("--type="));
