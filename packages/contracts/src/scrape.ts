@@ -210,7 +210,7 @@ export const pageMetadata = z.object({
     .enum(["extracted", "fallback_candidate", "fallback_whole_page"])
     .optional()
     .describe(
-      "With onlyMainContent: extracted (the content chosen for the page's type); fallback_candidate when that held less than a fifth of the text of another candidate (the page's <main> or <article>, or the best-scoring block before the type's own narrowing), which is taken instead; fallback_whole_page when no credible main content was found and markdown is the whole page",
+      "With onlyMainContent: extracted (the content chosen for the page's type); fallback_candidate when that held less than a fifth of the text of another candidate (the page's <main> or <article>, or the best-scoring block before the type's own narrowing), which is taken instead; fallback_whole_page when no credible main content was found and markdown is the whole page (on a page with little prose, the whole page without the site's menus, header, footer and sidebars)",
     ),
   markdownDegraded: z
     .boolean()

@@ -50,7 +50,7 @@ export function htmlToMarkdown(html: string, opts: HtmlToMarkdownOptions): HtmlT
   // Extraction may have pruned the tree before giving up: the whole page is parsed again. Never empty:
   // content that converts to nothing (every block of it dropped as chrome) gives the whole page too.
   if (
-    page.mainContent === "fallback_whole_page" ||
+    (page.mainContent === "fallback_whole_page" && !page.cleanedInPlace) ||
     (page.mainContent !== undefined && page.markdown.trim() === "")
   )
     page = wholePageInstead(html, opts, page.pageType);

@@ -41,6 +41,8 @@ export interface PageState {
   /** Forms with an e-mail field, found before cleaning removes the inputs (main only). */
   signups: Element[];
   mainContent?: MainContentStatus;
+  /** The fallback to the whole page was cleaned by extraction itself: the passes go on with it. */
+  cleanedInPlace?: boolean;
   pageType?: PageType;
   markdown: string;
 }
@@ -65,7 +67,7 @@ export function runPasses(page: PageState, passes: readonly Pass[] = PASSES): vo
   for (const pass of passes) {
     if (pass.mode && pass.mode !== page.mode) continue;
     pass.run(page);
-    if (page.mainContent === "fallback_whole_page") return;
+    if (page.mainContent === "fallback_whole_page" && !page.cleanedInPlace) return;
   }
 }
 
@@ -80,7 +82,8 @@ export const EXTRACT_MAIN_CONTENT: Pass = {
       ...(page.opts.pageType ? { pageType: page.opts.pageType } : {}),
     });
     page.root = main.root;
-    page.mainContent = main.status;
+    page.cleanedInPlace = main.status === "page_cleaned";
+    page.mainContent = main.status === "page_cleaned" ? "fallback_whole_page" : main.status;
     page.pageType = main.pageType;
   },
 };

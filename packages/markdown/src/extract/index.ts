@@ -18,7 +18,7 @@ import { type Tallies, tally, tallyOf } from "./score.ts";
 import { gatherSections } from "./sections.ts";
 import { semanticContainer } from "./semantic-container.ts";
 import { STRATEGIES } from "./strategies/index.ts";
-import { finishContent, tidyContent } from "./strategies/strategy.ts";
+import { finishContent, type PageStrategy, tidyContent } from "./strategies/strategy.ts";
 
 /**
  * `extracted`: the content chosen for the page's type. `fallback_candidate`: that came out a sliver of
@@ -26,10 +26,16 @@ import { finishContent, tidyContent } from "./strategies/strategy.ts";
  */
 export type MainContentStatus = "extracted" | "fallback_candidate" | "fallback_whole_page";
 
+/**
+ * What extraction found: a MainContentStatus, or `page_cleaned`: nothing credible, and the root given is
+ * the page already cleaned of its furniture (told as fallback_whole_page, without parsing it again).
+ */
+export type ExtractStatus = MainContentStatus | "page_cleaned";
+
 export interface MainContent {
-  /** The element to convert: the main content, or the root itself on fallback. */
+  /** The element to convert: the main content, the page cleaned, or the root itself on fallback. */
   root: Element;
-  status: MainContentStatus;
+  status: ExtractStatus;
   pageType: PageType;
 }
 
@@ -120,6 +126,45 @@ function shortGridContainer(body: Element, first: Tallies, firstGrid: ItemGrid) 
 /** The page's heading joins its cards when, chrome set aside, the two together are at most this times the cards. */
 const TITLE_CLIMB = 1.5;
 
+/**
+ * A short page whose cards or <main> did not stand out against the site's chrome (a mega menu is the
+ * first run of cards, a long sidebar outweighs a tutorial's <main>): the same questions once the
+ * furniture is set aside, as a page with prose gets it. The cards with the page's heading, else the one
+ * <article> or <main>, else what is left of the body: the whole page cleaned of the site's chrome.
+ */
+function shortPageWithoutChrome(
+  body: Element,
+  first: Tallies,
+  pageGood: number,
+  strategy: PageStrategy,
+  opts: ExtractOptions,
+): { root: Element; status: ExtractStatus } | undefined {
+  removeFurniture(
+    body,
+    first,
+    DOMINANT_SHARE * Math.max(pageGood, 1),
+    pageGood,
+    strategy.keepsComments(opts.hints),
+  );
+  const tallies = tally(body);
+  if (tallyOf(tallies, body).chars === 0) return undefined;
+  const grid = strategy.itemGrid ? findItemGrid(body, tallies) : undefined;
+  const cards =
+    grid && !inSiteChrome(grid.parent, body) ? shortGridContainer(body, tallies, grid) : undefined;
+  if (cards) {
+    tidyContent(strategy, cards.container);
+    return { root: cards.container, status: "extracted" };
+  }
+  // Link lists stay: with the chrome gone, on a page with this little prose they are what it offers.
+  const semantic = semanticContainer(body, tallies);
+  if (semantic) {
+    tidyContent(strategy, semantic);
+    return { root: semantic, status: "extracted" };
+  }
+  tidyContent(strategy, body);
+  return { root: body, status: "page_cleaned" };
+}
+
 function choose(root: Element, body: Element, opts: ExtractOptions, text: string): Chosen {
   const first = tally(body);
   const pageGood = tallyOf(first, body).good;
@@ -153,9 +198,13 @@ function choose(root: Element, body: Element, opts: ExtractOptions, text: string
   }
   if (pageGood < MIN_GOOD_CHARS) {
     const semantic = semanticContainer(body, first);
-    if (!semantic) return fallback;
-    pruneLinkLists(semantic, first, strategy.keepOnShortPage?.(semantic) ?? []);
-    return extracted(semantic);
+    if (semantic) {
+      pruneLinkLists(semantic, first, strategy.keepOnShortPage?.(semantic) ?? []);
+      return extracted(semantic);
+    }
+    const found = shortPageWithoutChrome(body, first, pageGood, strategy, opts);
+    if (!found) return fallback;
+    return found.status === "extracted" ? extracted(found.root) : { ...found, pageType, candidates: [] };
   }
 
   removeFurniture(body, first, DOMINANT_SHARE * pageGood, pageGood, strategy.keepsComments(opts.hints));

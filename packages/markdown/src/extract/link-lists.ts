@@ -59,6 +59,8 @@ export function pruneLinkLists(container: Element, tallies: Tallies, given: Elem
     if (!t) return false;
     if (keep.some((k) => k.contains(el))) return false;
     if (keep.some((k) => el.contains(k))) return true;
+    // A table with header cells is data (a board index's forums and last posts), however many links it holds.
+    if (el.nodeName === "TABLE" && el.querySelector("th")) return false;
     // Items that say what their link holds are a reading list, not a menu (see isDescribedLink).
     const bad = t.bad - t.described;
     if (bad > 0 && t.good <= 0.25 * bad && isBlockTag(el.nodeName)) {

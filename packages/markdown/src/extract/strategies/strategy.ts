@@ -5,6 +5,7 @@
  * Tests: test/page-type.test.ts ("main content by page type"), test/pipeline.test.ts (the table).
  */
 import { dropRepeatedAlts } from "../duplicate-alts.ts";
+import { removeFeedbackPrompts } from "../feedback-prompts.ts";
 import { pruneLinkLists } from "../link-lists.ts";
 import type { PageHints, PageType } from "../page-type.ts";
 import type { Tallies } from "../score.ts";
@@ -34,9 +35,10 @@ export interface PageStrategy {
   finish?(container: Element, body: Element, tallies: Tallies): Element;
 }
 
-/** What every type's content sheds last: shop controls where it has them, and alt texts said again. */
+/** What every type's content sheds last: shop controls where it has them, feedback prompts, and alt texts said again. */
 export function tidyContent(strategy: PageStrategy, content: Element): void {
   if (strategy.shopControls) removeShopControls(content);
+  removeFeedbackPrompts(content);
   dropRepeatedAlts(content);
 }
 
