@@ -127,10 +127,13 @@ test("the task stream's leader killed with kill -9 under paid load and mid-crawl
     rendered.some((o) => o.status === 200),
     "pages rendered after the kill are answered: the two servers left carry the work",
   );
+  // An act is a request to the session's worker, not a stream message: when the killed server was the api's
+  // own, an act in flight (or sent before the api reconnects to another) answers 503 unavailable at once,
+  // nothing charged and the session kept (BusDrops). Every other call waits for the stream's new leader.
   assert.deepEqual(
-    run.outcomes.filter((o) => o.code === "unavailable").map((o) => o.requestId),
+    run.outcomes.filter((o) => o.code === "unavailable" && o.kind !== "act").map((o) => o.requestId),
     [],
-    "no call is refused as unavailable: the stream's new leader is waited for",
+    "no scrape, crawl or session open is refused as unavailable: the stream's new leader is waited for",
   );
   assert.ok(
     run.outcomes.some((o) => o.kind === "act" && o.status === 200 && o.started > killedAt),
