@@ -199,11 +199,25 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
     // nats-server itself takes the rendered file (its -t checks a config and exits).
     const file = join(dir, "nats.conf");
     await writeFile(file, conf);
+    // With the container's Go settings: Go refuses to start on a GOMEMLIMIT it cannot read.
+    const natsEnv = sts.spec.template.spec.containers[0].env as Obj[];
+    const goEnv = Object.fromEntries(
+      natsEnv.filter((e) => e.name.startsWith("GO")).map((e) => [e.name, e.value as string]),
+    );
+    assert.equal(goEnv.GOGC, "50");
+    // The soft ceiling sits under the container's limit, so Go collects harder before the kernel kills.
+    const mib = (v: string) => Number.parseInt(v, 10);
+    assert.ok(mib(goEnv.GOMEMLIMIT) < mib(sts.spec.template.spec.containers[0].resources.limits.memory));
     const check = spawnSync(process.env.NATS_SERVER_BIN ?? "nats-server", ["-t", "-c", file], {
       encoding: "utf8",
-      env: { ...process.env, POD_NAME: "bf-browserfleet-nats-0" },
+      env: { ...process.env, ...goEnv, POD_NAME: "bf-browserfleet-nats-0" },
     });
     assert.equal(check.status, 0, check.stderr);
+    const badLimit = spawnSync(process.env.NATS_SERVER_BIN ?? "nats-server", ["-t", "-c", file], {
+      encoding: "utf8",
+      env: { ...process.env, GOMEMLIMIT: "460 megs", POD_NAME: "bf-browserfleet-nats-0" },
+    });
+    assert.notEqual(badLimit.status, 0, "the check above would catch a GOMEMLIMIT Go cannot read");
     for (const d of list.filter((d) => d.kind === "Deployment" || d.kind === "BrowserPool")) {
       const env = d.kind === "BrowserPool" ? d.spec.env : d.spec.template.spec.containers[0].env;
       if (d.metadata.name.endsWith("-operator")) continue;

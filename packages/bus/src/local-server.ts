@@ -64,7 +64,13 @@ export async function startLocalNats(opts: {
         : []),
     ].join("\n"),
   );
-  const child = spawn(bin, ["-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
+  // Go's default GOGC=100 lets the heap double before a collection: under steady load the server's
+  // memory then climbs for some 20 minutes before it levels off. At 50 it levels off within about 12
+  // and lower (23 against 26 MiB in the 3-caller soak), for a little more collector CPU.
+  const child = spawn(bin, ["-c", conf], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, GOGC: process.env.NATS_GOGC ?? "50" },
+  });
   let stderr = "";
   child.stderr?.on("data", (d) => {
     stderr = (stderr + String(d)).slice(-4000);
