@@ -4,6 +4,11 @@
  * snapshot done by a bare Playwright script on the same page in a warm browser, interleaved. Prints the
  * medians and the ratio ours/bare, then the same act with changesOnly (time and answer size).
  *
+ * Then the same act on two sessions of the same page, interleaved, one of them with a live viewer attached
+ * (its events read as a browser would): the ratio watched/unwatched. And what a viewer of an animated page
+ * costs: the CPU of Chromium and of this process (api and worker) over 10 s, watched and not, and the
+ * frames sent.
+ *
  * Then the memory of the browser worker's Chromium (RSS summed over its processes) with 0, 1 and N
  * open sessions.
  *
@@ -107,7 +112,99 @@ const fullBytes = JSON.stringify(
 const c: Array<{ ms: number; bytes: number }> = [];
 for (let i = 0; i < Math.min(rounds, 20); i++) c.push(await oursChanges(i));
 await browser.close();
+
+/** A live viewer of a session: reads its event stream as the viewer page does; counts frames and bytes. */
+function watch(liveViewUrl: string): { frames: () => number; bytes: () => number; stop: () => void } {
+  const ctl = new AbortController();
+  let frames = 0;
+  let bytes = 0;
+  void (async () => {
+    const res = await fetch(`${liveViewUrl}/events`, { signal: ctl.signal });
+    const reader = res.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      bytes += value.length;
+      frames += new TextDecoder().decode(value).split("event: frame").length - 1;
+    }
+  })().catch(() => {});
+  return { frames: () => frames, bytes: () => bytes, stop: () => ctl.abort() };
+}
+
+const watchedOpen = await stack.post("/web/v1/session", { url: formUrl });
+const watchedId: string = watchedOpen.body.sessionId;
+const watchedRef: string = watchedOpen.body.data.controls.find((x: Json) => x.name === "Username").ref;
+const viewer = watch(watchedOpen.body.liveViewUrl);
+async function actOn(id: string, ref: string, i: number): Promise<number> {
+  const t = performance.now();
+  const r = await stack.post("/web/v1/act", {
+    sessionId: id,
+    actions: [{ type: { ref, text: `user${i}` } }, { press: "Tab" }],
+    formats: ["controls"],
+  });
+  if (r.status !== 200 || !r.body.success) throw new Error(`act failed: ${JSON.stringify(r.body)}`);
+  return performance.now() - t;
+}
+for (let i = 0; i < 5; i++) {
+  await actOn(watchedId, watchedRef, i);
+  await actOn(sessionId, username, i);
+}
+const watched: number[] = [];
+const unwatched: number[] = [];
+for (let i = 0; i < rounds; i++) {
+  if (i % 2 === 0) {
+    watched.push(await actOn(watchedId, watchedRef, i));
+    unwatched.push(await actOn(sessionId, username, i));
+  } else {
+    unwatched.push(await actOn(sessionId, username, i));
+    watched.push(await actOn(watchedId, watchedRef, i));
+  }
+}
+const watchedFrames = viewer.frames();
+viewer.stop();
+await closeSession(watchedId);
 await closeSession(sessionId);
+
+/** CPU seconds used so far by the Chromium processes under this one. */
+function chromiumCpuSeconds(): number {
+  let ticks = 0;
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      if (!/chrom/i.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {}
+  }
+  return ticks / 100;
+}
+const ANIMATED = `<!doctype html><title>spinner</title><style>
+  div { width: 200px; height: 200px; background: #36c; animation: spin 1s linear infinite; }
+  @keyframes spin { to { transform: rotate(360deg); } }
+</style><div></div>`;
+const animated = await stack.post("/web/v1/session", { html: ANIMATED });
+async function cpuOver(ms: number): Promise<{ chromium: number; node: number }> {
+  const c0 = chromiumCpuSeconds();
+  const n0 = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, ms));
+  const n = process.cpuUsage(n0);
+  return {
+    chromium: (chromiumCpuSeconds() - c0) / (ms / 1000),
+    node: (n.user + n.system) / 1e6 / (ms / 1000),
+  };
+}
+const CPU_MS = 10_000;
+const idleCpu = await cpuOver(CPU_MS);
+const animatedViewer = watch(animated.body.liveViewUrl);
+await new Promise((r) => setTimeout(r, 2000));
+const f0 = animatedViewer.frames();
+const b0 = animatedViewer.bytes();
+const watchedCpu = await cpuOver(CPU_MS);
+const fps = (animatedViewer.frames() - f0) / (CPU_MS / 1000);
+const frameKiB = (animatedViewer.bytes() - b0) / Math.max(1, animatedViewer.frames() - f0) / 1024;
+animatedViewer.stop();
+await closeSession(animated.body.sessionId);
 
 /**
  * Memory (MiB) of every Chromium process under this one (the worker's browser): RSS, and PSS, which
@@ -173,6 +270,14 @@ console.log(
 console.log(`ratio ours/bare at the median: ${(median(a) / median(b)).toFixed(2)}`);
 console.log(
   `ours with changesOnly (what changed since the previous act): median ${median(c.map((x) => x.ms)).toFixed(1)} ms, answer ${median(c.map((x) => x.bytes))} bytes against ${fullBytes} with the whole controls map`,
+);
+console.log(
+  `watched (a live viewer attached, ${watchedFrames} frames sent): median ${median(watched).toFixed(1)} ms, p95 ${p95(watched).toFixed(1)} ms; unwatched: median ${median(unwatched).toFixed(1)} ms, p95 ${p95(unwatched).toFixed(1)} ms`,
+);
+console.log(`ratio watched/unwatched at the median: ${(median(watched) / median(unwatched)).toFixed(2)}`);
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+console.log(
+  `live view of an animated page (share of one core): Chromium ${pct(watchedCpu.chromium)} watched against ${pct(idleCpu.chromium)} unwatched, api and worker ${pct(watchedCpu.node)} against ${pct(idleCpu.node)}; ${fps.toFixed(1)} frames a second of ${frameKiB.toFixed(0)} KiB`,
 );
 console.log(
   `worker Chromium memory (PSS / RSS): ${memory.map(([n, m]) => `${n} session(s) ${m.pss.toFixed(0)} / ${m.rss.toFixed(0)} MiB`).join(", ")}`,

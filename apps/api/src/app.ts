@@ -5,6 +5,7 @@ import { paymentSetup } from "./billing/payment.ts";
 import type { ApiContext } from "./context.ts";
 import { cachedJson } from "./describe.ts";
 import { ApiError, errorHandler, notFound } from "./errors.ts";
+import { mountLiveView } from "./live/routes.ts";
 import { mountMcp } from "./mcp/endpoint.ts";
 import { buildLlmsTxt, buildOpenApi } from "./openapi.ts";
 import { OPERATIONS } from "./operations/index.ts";
@@ -12,6 +13,7 @@ import { rateLimits } from "./rate-limit.ts";
 import { mountArtifacts } from "./routes/artifacts.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountOperations } from "./routes/operations.ts";
+import { mountWebUi } from "./web-ui/serve.ts";
 
 const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.headers["x-request-id"];
@@ -93,7 +95,9 @@ export function createApp(ctx: ApiContext): Express {
   // Who calls (the key) first, then their rate budget: priced POSTs apart from reads, polls and closes.
   app.use(identify(ctx));
   app.use((req, res, next) => {
-    if (unmetered.has(req.path)) return next();
+    // Live views are capabilities with their own budget (mountLiveView); the web UI's files are static.
+    if (unmetered.has(req.path) || req.path.startsWith("/live/") || req.path.startsWith("/ui/"))
+      return next();
     const priced = req.method === "POST" && !freePosts.has(req.path);
     return (priced ? limits.priced : limits.read)(req, res, next);
   });
@@ -129,6 +133,8 @@ export function createApp(ctx: ApiContext): Express {
     res.type("text/plain").send(llms);
   });
   mountArtifacts(router, ctx);
+  mountWebUi(router);
+  mountLiveView(router, ctx);
   mountDescriptions(router, ctx, setup);
   mountOperations(router, ctx);
   mountMcp(router, ctx);

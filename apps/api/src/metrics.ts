@@ -24,6 +24,11 @@ export function createApiMetrics(load: LoadSource) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     }),
+    liveViewers: new Gauge({
+      name: "fleet_live_viewers",
+      help: "Live views of sessions open on this api (each relays its session's frames to one page)",
+      registers: [registry],
+    }),
     charged: new Counter({
       name: "fleet_charged_micros_total",
       help: "Money captured for calls, in micro-dollars, by route and payer kind (account or wallet)",

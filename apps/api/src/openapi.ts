@@ -2,12 +2,15 @@ import {
   ERROR_STATUS,
   errorBody,
   INTERFACE_VERSION,
+  liveEvent,
+  liveInput,
   type PaymentSetup,
   paymentTerms,
   WEBHOOK_EVENTS,
   webhookPayloadOf,
 } from "@browserfleet/contracts";
 import { z } from "zod";
+import { LIVE_ROUTE } from "./live/links.ts";
 import { ARTIFACTS_OPENAPI_PATH } from "./operations/artifacts.ts";
 import { type AnyOperation, OPERATIONS, type PricedOperation } from "./operations/index.ts";
 import { pathParams } from "./operations/operation.ts";
@@ -386,6 +389,95 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       },
       // 400: a path that is not percent-encoded UTF-8; 431: a parameter too long (every route's).
       ...errors([400, 404, 429, 503]),
+      ...HEADERS_TOO_LARGE,
+    },
+  });
+  const token = {
+    name: "token",
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+    description: "The live view's token, from a session's liveViewUrl (a capability: no key)",
+  };
+  const html = { "text/html": { schema: { type: "string" } } };
+  add(`${LIVE_ROUTE}/{token}`, "get", {
+    operationId: "liveView",
+    summary:
+      "A session's live view, for a person: its page as it changes, the URL, title and actions (a changed or expired link 404, an ended session 410, both as a page)",
+    tags: ["live-view"],
+    parameters: [token],
+    responses: {
+      "200": { description: "The viewer page", content: html },
+      "404": { description: "Not a link this api gave out, or expired", content: html },
+      "410": { description: "The session ended", content: html },
+      ...errors([400, 429]),
+      ...HEADERS_TOO_LARGE,
+    },
+  });
+  add(`${LIVE_ROUTE}/{token}/events`, "get", {
+    operationId: "liveViewEvents",
+    summary:
+      "The live view's server-sent events: frame (a JPEG, base64, and the viewport it shows), page (url, title, tab), action (action, target, detail, ok), ended (reason)",
+    tags: ["live-view"],
+    parameters: [token],
+    responses: {
+      "200": {
+        description:
+          "An event stream until the session ends; each event's name is its data's kind (comment lines keep the connection warm)",
+        content: {
+          "text/event-stream": {
+            schema: {
+              type: "object",
+              required: ["event", "data"],
+              properties: {
+                event: { enum: ["frame", "page", "action", "ended"] },
+                data: {
+                  type: "string",
+                  contentMediaType: "application/json",
+                  contentSchema: ref("LiveEvent"),
+                },
+              },
+            },
+          },
+        },
+      },
+      ...errors([400, 404, 410, 429]),
+      ...HEADERS_TOO_LARGE,
+    },
+  });
+  schemas.LiveInput = schemaOf(liveInput, "input");
+  schemas.LiveEvent = schemaOf(liveEvent, "output");
+  add(`${LIVE_ROUTE}/{token}/input`, "post", {
+    operationId: "liveViewInput",
+    summary:
+      "An interactive live view's click, text, key or scroll for the session's page (viewport CSS pixels; at most 30 a second)",
+    tags: ["live-view"],
+    parameters: [token],
+    requestBody: { required: true, content: json(ref("LiveInput")) },
+    responses: {
+      "200": {
+        description: "The page took it",
+        content: json({ type: "object", properties: { success: { const: true } } }),
+      },
+      "403": { description: "A view-only live view (live_view_only)", content: json(ref("ErrorBody")) },
+      ...errors([400, 404, 410, 413, 429, 503, 504]),
+      ...HEADERS_TOO_LARGE,
+    },
+  });
+  add("/ui/{file}", "get", {
+    operationId: "webUiFile",
+    summary: "A script or stylesheet of the pages for people (live view, console); immutable under ?v=<hash>",
+    tags: ["live-view"],
+    parameters: [{ name: "file", in: "path", required: true, schema: { type: "string" } }],
+    responses: {
+      "200": {
+        description: "The file",
+        content: {
+          "text/javascript": { schema: { type: "string" } },
+          "text/css": { schema: { type: "string" } },
+        },
+      },
+      ...errors([400, 404, 429]),
       ...HEADERS_TOO_LARGE,
     },
   });

@@ -84,6 +84,22 @@ export function createBrowserMetrics() {
       labelNames: ["reason"],
       registers: [registry],
     }),
+    liveStreams: new Gauge({
+      name: "fleet_live_streams",
+      help: "Sessions on this worker streaming their tab to at least one live viewer",
+      registers: [registry],
+    }),
+    liveFrames: new Counter({
+      name: "fleet_live_frames_total",
+      help: "Frames of live views sent (one per change of the page, at most 8 a second per session)",
+      registers: [registry],
+    }),
+    liveInputs: new Counter({
+      name: "fleet_live_inputs_total",
+      help: "Clicks, keys and scrolls of interactive live viewers, by outcome (ok, failed, refused)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     actDuration: new Histogram({
       name: "fleet_act_duration_seconds",
       help: "Time of one act call on the worker: its actions and the formats after them",

@@ -8,8 +8,13 @@ export const REPLY_HEADER = "Fleet-Reply-To";
 /** Header asking the worker to tell the inbox as soon as it starts the task (before the reply). */
 export const START_NOTICE_HEADER = "Fleet-Start-Notice";
 
-/** A live session's own subjects: only the worker that holds session `id` subscribes to them. */
-export const sessionSubject = (id: string, verb: "act" | "close") => `fleet.session.${id}.${verb}`;
+/**
+ * A live session's own subjects: only the worker that holds session `id` subscribes to act, close and live
+ * (a viewer watching, leaving, or its input); it publishes what a viewer sees on view, which every api
+ * relaying a live view subscribes to.
+ */
+export const sessionSubject = (id: string, verb: "act" | "close" | "live" | "view") =>
+  `fleet.session.${id}.${verb}`;
 /** Every worker publishes here when one of its sessions ends, however it ends. */
 export const SESSION_ENDED_SUBJECT = "fleet.sessions.ended";
 /**

@@ -77,6 +77,12 @@ export const sessionsView = z.object({
       held: money.describe(
         "While open: what is held for the minutes it may stay open after its last act, charged or given back when it ends",
       ),
+      liveViewUrl: z
+        .string()
+        .optional()
+        .describe(
+          "While open: its live view (the liveViewUrl session open gave), unless opened with liveView off",
+        ),
     }),
   ),
   next: z.string().nullable(),

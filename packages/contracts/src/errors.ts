@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   key_revoked: 401,
   key_required: 401,
   proxy_not_allowed: 403,
+  live_view_only: 403,
   payment_required: 402,
   insufficient_balance: 402,
   payment_invalid: 402,

@@ -1,6 +1,7 @@
 export * from "./common.ts";
 export * from "./errors.ts";
 export * from "./jobs.ts";
+export * from "./live-view.ts";
 export * from "./payment-terms.ts";
 export * from "./scrape.ts";
 export * from "./search.ts";

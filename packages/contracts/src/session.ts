@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { cssSelector, FORMATS, format, httpUrl, maxTokens, WAIT_UNTIL } from "./common.ts";
+import { liveViewMode } from "./live-view.ts";
 import { profileLoaded, profileName, profileSaved, profileUse } from "./profiles.ts";
 import { checkRenderRules, formatError, pageMetadata, rawHtml, renderFields, URL_OR_HTML } from "./scrape.ts";
 import { LINE, TEXT, text } from "./text.ts";
@@ -12,6 +13,7 @@ export const sessionRequest = z
     ...renderFields,
     formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["controls"]),
     profile: profileUse.optional(),
+    liveView: liveViewMode,
     webhook: webhookSpec
       .optional()
       .describe(
@@ -328,6 +330,12 @@ export const sessionResponse = z.object({
   blockedTabs: blockedTabsField,
   downloads: downloadsField,
   profile: profileLoaded.optional().describe("The profile the session opened with"),
+  liveViewUrl: z
+    .string()
+    .optional()
+    .describe(
+      "A page that shows the session's current tab as it changes, its URL and title, and the actions as they run (interactive: the viewer may click and type too). A capability: whoever holds it may watch this session, and nothing else, until the session ends. Absent with liveView off",
+    ),
   metadata: sessionMetadata,
 });
 export type SessionResponse = z.infer<typeof sessionResponse>;

@@ -256,6 +256,8 @@ export const sessions = pgTable(
     profileVersion: integer("profile_version"),
     /** Where its session.closed event goes (the request's webhook), when it has one. */
     webhook: jsonb("webhook"),
+    /** Its live view's mode; null: none (opened with liveView off). */
+    liveView: text("live_view", { enum: ["view", "interactive"] }),
   },
   (t) => [
     index("sessions_account_time").on(t.accountId, t.openedAt, t.id),

@@ -1,5 +1,7 @@
 import { accountSessions as sessionsOf } from "@browserfleet/billing";
 import { sessionsPageQuery, sessionsView } from "@browserfleet/contracts";
+import { publicBase } from "../answers/artifacts.ts";
+import { liveViewUrl } from "../live/links.ts";
 import { parseQuery } from "../validate.ts";
 import { account } from "./account.ts";
 import { money, requireKey, accountView as view } from "./account-access.ts";
@@ -25,6 +27,7 @@ export const accountSessions = defineOperation({
   free: view("Open and recent live sessions", "AccountSessions"),
   fromHttp: (http) => http.query as unknown,
   run: async (ctx, query, { caller }) => {
+    const base = publicBase(ctx.config, caller.baseUrl);
     const auth = requireKey(caller);
     const q = parseQuery(sessionsPageQuery, query);
     await ctx.leases.flush(auth.accountId);
@@ -33,20 +36,31 @@ export const accountSessions = defineOperation({
       before: sessionCursor(q.cursor),
     });
     return {
-      sessions: page.sessions.map((s) => ({
-        sessionId: s.id,
-        status: s.status,
-        url: s.url,
-        openedAt: s.openedAt.toISOString(),
-        lastActiveAt: s.lastActiveAt?.toISOString() ?? null,
-        expiresAt: s.status === "open" ? (s.expiresAt?.toISOString() ?? null) : null,
-        closedAt: s.closedAt?.toISOString() ?? null,
-        closeReason: s.closeReason,
-        actions: s.actions,
-        minutes: s.billedMinutes,
-        charged: money(s.chargedMicros),
-        held: money(s.heldMicros),
-      })),
+      sessions: await Promise.all(
+        page.sessions.map(async (s) => ({
+          sessionId: s.id,
+          status: s.status,
+          url: s.url,
+          openedAt: s.openedAt.toISOString(),
+          lastActiveAt: s.lastActiveAt?.toISOString() ?? null,
+          expiresAt: s.status === "open" ? (s.expiresAt?.toISOString() ?? null) : null,
+          closedAt: s.closedAt?.toISOString() ?? null,
+          closeReason: s.closeReason,
+          actions: s.actions,
+          minutes: s.billedMinutes,
+          charged: money(s.chargedMicros),
+          held: money(s.heldMicros),
+          ...(s.status === "open" && s.liveView
+            ? {
+                liveViewUrl: await liveViewUrl(ctx, base, {
+                  id: s.id,
+                  mode: s.liveView,
+                  openedAt: s.openedAt,
+                }),
+              }
+            : {}),
+        })),
+      ),
       next: page.next ? `${page.next.openedAt.toISOString()}~${page.next.id}` : null,
     };
   },

@@ -28,6 +28,7 @@ import { type Caller, type Payer, payFor } from "../billing/payment.ts";
 import type { ApiContext } from "../context.ts";
 import { egressPoolFor } from "../egress/egress.ts";
 import { ApiError } from "../errors.ts";
+import { liveViewUrl } from "../live/links.ts";
 import { profileFor, profileKeyOnly } from "../profiles/profiles.ts";
 import { insertSession } from "../sessions/store.ts";
 import { closeOnWorker, noCapacity, ownerOf } from "./live-sessions.ts";
@@ -167,6 +168,7 @@ async function paidSessionOpen(
     opened = { id: sessionId };
     const out = reply.result;
     if (req.binaryAs === "url") await filesByUrl(ctx.artifacts, out, publicBase(cfg, caller.baseUrl));
+    const openedAt = new Date(Date.now() - out.metadata.ms);
     const cameOut = req.formats.filter((f) => f in out.data);
     const charge = sessionPrice.quote({
       formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1),
@@ -177,7 +179,7 @@ async function paidSessionOpen(
       owner: ownerOf(payer),
       workerId: reply.workerId,
       url: req.url ?? null,
-      openedAt: new Date(Date.now() - out.metadata.ms),
+      openedAt,
       expiresAt: new Date(out.metadata.expiresAt),
       chargedMicros: charge,
       tailHoldId,
@@ -185,7 +187,14 @@ async function paidSessionOpen(
         ? { profile: { name: req.profile.name, save: req.profile.save, version: profile.version } }
         : {}),
       ...(req.webhook && payer.kind === "account" ? { webhook: req.webhook } : {}),
+      ...(req.liveView !== "off" ? { liveView: req.liveView } : {}),
     });
+    if (req.liveView !== "off")
+      out.liveViewUrl = await liveViewUrl(ctx, publicBase(cfg, caller.baseUrl), {
+        id: sessionId,
+        mode: req.liveView,
+        openedAt,
+      });
     if (req.profile && profile)
       out.profile = {
         name: req.profile.name,

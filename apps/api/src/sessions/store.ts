@@ -31,6 +31,8 @@ export async function insertSession(
     profile?: { name: string; save: boolean; version: number | null };
     /** Where its session.closed event goes (a key-paid session's only). */
     webhook?: WebhookSpec;
+    /** Its live view's mode, unless off. */
+    liveView?: "view" | "interactive";
   },
 ): Promise<void> {
   await db.insert(sessions).values({
@@ -50,6 +52,7 @@ export async function insertSession(
     profileSave: s.profile?.save ?? false,
     profileVersion: s.profile?.version ?? null,
     webhook: s.webhook ?? null,
+    liveView: s.liveView ?? null,
   });
 }
 

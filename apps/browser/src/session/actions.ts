@@ -24,7 +24,7 @@ export interface RunActionsOptions<S = unknown> {
   /** The most one action may wait for its element (ms); default 10 s, never past the budget. */
   actionTimeoutMs?: number;
   /** Called after each action that ran, for metrics. */
-  onAction?: (action: string, ok: boolean, ms: number) => void;
+  onAction?: (action: string, ok: boolean, ms: number, a: Action) => void;
   /**
    * After the last action, read the result right away instead of first waiting for the page's handlers
    * (see withSettle); not after a wait, navigate or back, whose page is still to come.
@@ -149,7 +149,7 @@ export async function runActions<S = unknown>(
         if (error.code === "page_closed" && closedItsOwnTab(page, session)) error = undefined;
       }
       const ms = Math.round(performance.now() - started - notActing);
-      opts.onAction?.(action, !error, ms);
+      opts.onAction?.(action, !error, ms, a);
       if (error) {
         state = undefined;
         speculated = undefined;

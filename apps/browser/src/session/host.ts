@@ -45,6 +45,7 @@ import { type ActSession, runActions } from "./actions.ts";
 import { type PageState, pageChanges } from "./changes.ts";
 import { SessionDialogs } from "./dialogs.ts";
 import { SessionDownloads } from "./downloads.ts";
+import { LiveView } from "./live-view.ts";
 import { PROFILE_SAVE_MS, saveSessionProfile } from "./profile-save.ts";
 import { type QuietRead, quietRead } from "./quiet-read.ts";
 import { SessionTabs, shownRef } from "./tabs.ts";
@@ -77,6 +78,8 @@ interface LiveSession {
   saved?: ProfileSaved;
   /** What saving the state as the session ended came to (profile.save). */
   savedAtEnd?: ProfileSaved;
+  /** Its live view, unless opened with liveView off. */
+  live?: LiveView;
   ended: Promise<void>;
   end(reason: SessionEndReason): Promise<void>;
 }
@@ -224,6 +227,7 @@ export class SessionHost {
           clearTimeout(s.timer);
           for (const sub of s.subs) sub.unsubscribe();
           this.#sessions.delete(s.id);
+          await s.live?.close(reason);
           browser.off("disconnected", onBrowserGone);
           // A gone browser has no state left to save.
           if (task.request.profile?.save && reason !== "browser_lost")
@@ -250,6 +254,15 @@ export class SessionHost {
         return endOnce;
       },
     };
+    if (task.request.liveView !== "off")
+      s.live = new LiveView(
+        this.nc,
+        s.id,
+        context,
+        tabs,
+        task.request.liveView === "interactive",
+        this.metrics,
+      );
     const onBrowserGone = () => void s.end("browser_lost");
     browser.on("disconnected", onBrowserGone);
     s.subs.push(
@@ -326,7 +339,10 @@ export class SessionHost {
       try {
         run = await runActions(s.tabs.active, s.guard, m.actions, {
           budgetMs: m.budgetMs,
-          onAction: (action, ok) => this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" }),
+          onAction: (action, ok, _ms, a) => {
+            this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" });
+            s.live?.action(a, ok);
+          },
           ...(speculate ? { speculate } : {}),
           ...(s.seen ? { seen: s.seen } : {}),
           session: actSession(s, (name, deadline) => this.#saveProfile(s, name, deadline)),
