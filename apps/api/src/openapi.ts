@@ -14,6 +14,7 @@ import { LIVE_ROUTE } from "./live/links.ts";
 import { ARTIFACTS_OPENAPI_PATH } from "./operations/artifacts.ts";
 import { type AnyOperation, OPERATIONS, type PricedOperation } from "./operations/index.ts";
 import { pathParams } from "./operations/operation.ts";
+import { CONSOLE_ROUTE } from "./web-ui/serve.ts";
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -464,6 +465,13 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       ...HEADERS_TOO_LARGE,
     },
   });
+  add(CONSOLE_ROUTE, "get", {
+    operationId: "console",
+    summary:
+      "The account console, for a person: balance, usage, transactions, sessions with their live view, jobs, prices; signs in with an API key kept in the tab, and reads only the public /web/v1 routes",
+    tags: ["live-view"],
+    responses: { "200": { description: "The console page", content: html }, ...errors([429]) },
+  });
   add("/ui/{file}", "get", {
     operationId: "webUiFile",
     summary: "A script or stylesheet of the pages for people (live view, console); immutable under ?v=<hash>",
@@ -545,6 +553,12 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       { name: "mcp" },
       { name: "webhooks" },
       { name: "operations-meta" },
+      { name: "artifacts" },
+      {
+        name: "live-view",
+        description:
+          "Pages for people: a session's live view (a capability link, no key) and the account console",
+      },
     ],
     paths,
     webhooks,

@@ -188,6 +188,12 @@ export const configSchema = z
     /** The api's public address, used in x402 resource URLs; defaults to the request's own Host. */
     PUBLIC_BASE_URL: z.string().url().optional(),
 
+    /**
+     * How an account adds money, in the operator's words (`GET /web/v1/account`'s topUp, shown by the
+     * console): a billing address, a payment page. Without it, the account is told to ask the operator.
+     */
+    TOPUP_INSTRUCTIONS: z.string().min(1).max(2000).optional(),
+
     /** x402 wallet payments (protocol v2). Without X402_PAY_TO, wallet payments are off and keyless calls get 401. */
     X402_PAY_TO: z
       .string()

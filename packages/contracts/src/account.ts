@@ -8,6 +8,7 @@ export const accountView = z.object({
   balance: money,
   held: money.describe("Held for calls still running: charged or given back when they end"),
   key: z.object({ id: z.string(), prefix: z.string() }).describe("The key this call was made with"),
+  topUp: z.string().describe("How this account adds money, in the deployment operator's words"),
 });
 
 export const usageQuery = z.strictObject({
@@ -86,4 +87,27 @@ export const sessionsView = z.object({
     }),
   ),
   next: z.string().nullable(),
+});
+
+/** A jobs cursor is `<createdAt, ISO 8601 in UTC>~<jobId>`, as a sessions cursor is. */
+export const jobsPageQuery = sessionsPageQuery;
+export const jobsView = z.object({
+  jobs: z.array(
+    z.object({
+      jobId: z.string(),
+      kind: z.enum(["batch", "crawl"]),
+      status: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
+      url: z.string().nullable().describe("A crawl's start page, a batch's first URL"),
+      urls: z.int().optional().describe("A batch's number of URLs"),
+      limit: z.int().describe("The most pages it may take"),
+      total: z.int().describe("Pages taken into the job so far"),
+      completed: z.int(),
+      failed: z.int(),
+      charged: money,
+      createdAt: z.string(),
+      finishedAt: z.string().nullable(),
+      statusPath: z.string().describe("Where its status and results are read (GET)"),
+    }),
+  ),
+  next: z.string().nullable().describe("Pass as cursor for the next (older) page; null at the end"),
 });

@@ -1,7 +1,7 @@
 import { type JobStatusResponse, WEBHOOK_EVENTS } from "@browserfleet/contracts";
 import { type Db, schema } from "@browserfleet/db";
 import { deliveriesOf, type StoredWebhook } from "@browserfleet/webhooks";
-import { and, asc, eq, gt, inArray, min } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, min, sql } from "drizzle-orm";
 import { jobData, jobStream } from "./events.ts";
 import type { JobKind, JobRow } from "./jobs.ts";
 import { pageResult } from "./page-result.ts";
@@ -66,5 +66,33 @@ export async function jobView(
     ...(webhook ? { webhook: await deliveriesOf(db, jobStream(job.id), webhook, JOB_EVENTS) } : {}),
     data: page.map((p) => pageResult(p, job.kind)),
     next: more ? String(last ?? 0) : null,
+  };
+}
+
+/** An account's jobs, newest first, `limit` at a time before the (createdAt, id) of the previous page. */
+export async function accountJobs(
+  db: Db,
+  accountId: string,
+  opts: { limit: number; before?: { createdAt: Date; id: string } },
+): Promise<{ jobs: JobRow[]; next?: { createdAt: Date; id: string } }> {
+  const b = opts.before;
+  const rows = await db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.accountId, accountId),
+        b
+          ? sql`(${jobs.createdAt}, ${jobs.id}) < (${b.createdAt.toISOString()}::timestamptz, ${b.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(jobs.createdAt), desc(jobs.id))
+    .limit(opts.limit + 1);
+  const page = rows.slice(0, opts.limit);
+  const last = page.at(-1);
+  return {
+    jobs: page,
+    ...(rows.length > opts.limit && last ? { next: { createdAt: last.createdAt, id: last.id } } : {}),
   };
 }

@@ -6,16 +6,7 @@ import { parseQuery } from "../validate.ts";
 import { account } from "./account.ts";
 import { money, requireKey, accountView as view } from "./account-access.ts";
 import { defineOperation } from "./operation.ts";
-import { badCursor } from "./shared.ts";
-
-/** A sessions cursor is `<openedAt ISO>~<sessionId>`. */
-function sessionCursor(cursor: string | undefined): { openedAt: Date; id: string } | undefined {
-  if (cursor === undefined) return undefined;
-  const [at, id] = cursor.split("~");
-  const openedAt = new Date(at ?? "");
-  if (!id || Number.isNaN(openedAt.getTime())) throw badCursor();
-  return { openedAt, id };
-}
+import { timeCursor } from "./shared.ts";
 
 export const accountSessions = defineOperation({
   name: "accountSessions",
@@ -31,9 +22,10 @@ export const accountSessions = defineOperation({
     const auth = requireKey(caller);
     const q = parseQuery(sessionsPageQuery, query);
     await ctx.leases.flush(auth.accountId);
+    const cursor = timeCursor(q.cursor);
     const page = await sessionsOf(ctx.db.db, auth.accountId, {
       limit: q.limit,
-      before: sessionCursor(q.cursor),
+      ...(cursor ? { before: { openedAt: cursor.at, id: cursor.id } } : {}),
     });
     return {
       sessions: await Promise.all(

@@ -25,6 +25,9 @@ export const account = defineOperation({
       balance: money(funds.balanceMicros),
       held: money(funds.heldMicros),
       key: { id: auth.keyId, prefix: prefix ?? "" },
+      topUp:
+        ctx.config.TOPUP_INSTRUCTIONS ??
+        `Ask the operator of this deployment to add money to account ${found.id} (npm run admin -- top-up ${found.id} <USD>).${ctx.config.X402_PAY_TO ? " Without a balance, scrapes, sessions, acts, maps and searches can also be paid per call from an x402 wallet." : ""}`,
     };
   },
 });

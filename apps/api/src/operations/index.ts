@@ -1,4 +1,5 @@
 import { account } from "./account.ts";
+import { accountJobs } from "./account-jobs.ts";
 import { accountSessions } from "./account-sessions.ts";
 import { accountTransactions } from "./account-transactions.ts";
 import { accountUsage } from "./account-usage.ts";
@@ -12,6 +13,7 @@ import { crawlStatus } from "./crawl-status.ts";
 import { feedback } from "./feedback.ts";
 import { map } from "./map.ts";
 import type { AnyOperation } from "./operation.ts";
+import { prices } from "./prices.ts";
 import { profileDelete } from "./profile-delete.ts";
 import { profiles } from "./profiles.ts";
 import { proxies } from "./proxies.ts";
@@ -47,11 +49,13 @@ export const OPERATIONS: readonly AnyOperation[] = [
   accountUsage,
   accountTransactions,
   accountSessions,
+  accountJobs,
   webhookSecret,
   webhookSecretRotate,
   profiles,
   profileDelete,
   proxies,
+  prices,
 ];
 
 /** A priced operation: it has a price, a keyless allowance rule and a GET self-description. */

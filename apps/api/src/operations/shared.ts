@@ -128,3 +128,12 @@ export function numericCursor(cursor: string | undefined): number | undefined {
   if (!/^\d{1,15}$/.test(cursor)) throw badCursor();
   return Number(cursor);
 }
+
+/** A time page cursor, `<ISO time>~<id>`, as the sessions and jobs views give them out. */
+export function timeCursor(cursor: string | undefined): { at: Date; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const [at, id] = cursor.split("~");
+  const when = new Date(at ?? "");
+  if (!id || Number.isNaN(when.getTime())) throw badCursor();
+  return { at: when, id };
+}

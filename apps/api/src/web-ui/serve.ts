@@ -1,5 +1,11 @@
 import type { Response, Router } from "express";
 import { ApiError } from "../errors.ts";
+import { account } from "../operations/account.ts";
+import { accountJobs } from "../operations/account-jobs.ts";
+import { accountSessions } from "../operations/account-sessions.ts";
+import { accountTransactions } from "../operations/account-transactions.ts";
+import { accountUsage } from "../operations/account-usage.ts";
+import { prices } from "../operations/prices.ts";
 import { ASSETS } from "./generated/assets.ts";
 
 /**
@@ -57,8 +63,25 @@ export function sendPage(res: Response, status: number, html: string): void {
   res.end(html);
 }
 
-/** GET /ui/<file>: the web UI's scripts and styles, from memory; immutable under their hash. */
+export const CONSOLE_ROUTE = "/console";
+
+/**
+ * GET /ui/<file>: the web UI's scripts and styles, from memory; immutable under their hash.
+ * GET /console: the account console (a client of the public /web/v1 routes, signed in with a key).
+ */
 export function mountWebUi(router: Router): void {
+  // The routes the console reads, from their operations: the page never writes a path of the interface.
+  const routes = JSON.stringify({
+    account: account.path,
+    usage: accountUsage.path,
+    transactions: accountTransactions.path,
+    sessions: accountSessions.path,
+    jobs: accountJobs.path,
+    prices: prices.path,
+  });
+  router.get(CONSOLE_ROUTE, (_req, res) =>
+    sendPage(res, 200, pageHtml("console", "Browserfleet console", { routes })),
+  );
   router.get("/ui/:file", (req, res, next) => {
     const a = ASSETS[String(req.params.file)];
     if (!a) return next(new ApiError("not_found", `no file ${req.params.file} in the web UI`));
