@@ -5,18 +5,13 @@
  * no serious accessibility violation. With SCREENSHOTS_DIR set, it saves the pictures the README shows.
  */
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createAccount, issueKey } from "@browserfleet/billing";
-import { findChromium } from "@browserfleet/browser";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchPeoplesBrowser, seriousViolations } from "../helpers/people.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the route answered
-type Json = any;
 
 const HOSTILE = `<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;
 const shots = process.env.SCREENSHOTS_DIR;
@@ -26,8 +21,7 @@ let browser: Browser;
 
 before(async () => {
   stack = await startStack({ slots: 3 });
-  const executablePath = findChromium();
-  browser = await chromium.launch({ ...(executablePath ? { executablePath } : {}), args: ["--no-sandbox"] });
+  browser = await launchPeoplesBrowser();
 });
 
 after(async () => {
@@ -157,27 +151,10 @@ test("an account's data shown as text only: a hostile name runs nothing; no seri
   await page.getByText(HOSTILE, { exact: false }).first().waitFor();
   assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
   assert.equal(await page.locator('img[src="x"]').count(), 0);
-  const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-  await page.evaluate(axeSource);
-  const result: Json = await page.evaluate(() =>
-    (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-  );
-  const serious = result.violations.filter((v: Json) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(
-    serious.map((v: Json) => `${v.id}: ${v.help} (${v.nodes.length})`),
-    [],
-  );
+  assert.deepEqual(await seriousViolations(page), []);
   // And on the sign-in page.
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("API key").waitFor();
-  const signInResult: Json = await page.evaluate(() =>
-    (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-  );
-  assert.deepEqual(
-    signInResult.violations
-      .filter((v: Json) => v.impact === "serious" || v.impact === "critical")
-      .map((v: Json) => v.id),
-    [],
-  );
+  assert.deepEqual(await seriousViolations(page), []);
   await page.close();
 });

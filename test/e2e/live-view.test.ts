@@ -6,12 +6,11 @@
  */
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { findChromium } from "@browserfleet/browser";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { liveToken } from "../../apps/api/src/live/token.ts";
+import { launchPeoplesBrowser, seriousViolations } from "../helpers/people.ts";
 import { type Stack, startStack } from "../helpers/stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -48,11 +47,7 @@ const HOSTILE_TITLE = `<img src=x onerror="window.__pwned=1"><script>window.__pw
 
 before(async () => {
   stack = await startStack({ jobs: false, slots: 4 });
-  const executablePath = findChromium();
-  viewerBrowser = await chromium.launch({
-    ...(executablePath ? { executablePath } : {}),
-    args: ["--no-sandbox"],
-  });
+  viewerBrowser = await launchPeoplesBrowser();
 });
 
 after(async () => {
@@ -243,16 +238,7 @@ describe("live view", () => {
     assert.equal(await viewer.locator(".title").textContent(), HOSTILE_TITLE);
     assert.equal(await viewer.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
     assert.equal(await viewer.locator('img[src="x"]').count(), 0);
-    const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-    await viewer.evaluate(axeSource);
-    const result: Json = await viewer.evaluate(() =>
-      (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run(),
-    );
-    const serious = result.violations.filter((v: Json) => v.impact === "serious" || v.impact === "critical");
-    assert.deepEqual(
-      serious.map((v: Json) => `${v.id}: ${v.help}`),
-      [],
-    );
+    assert.deepEqual(await seriousViolations(viewer), []);
     await stack.call("DELETE", `/web/v1/session/${s.sessionId}`);
     await viewer.close();
   });
