@@ -18,6 +18,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { findChromium } from "@browserfleet/browser";
 import { chromium } from "playwright-core";
+import { descendantsOf, listProcesses } from "../../apps/browser/src/process-memory.ts";
 import { startStack } from "../../test/helpers/stack.ts";
 
 const { values } = parseArgs({
@@ -165,14 +166,15 @@ viewer.stop();
 await closeSession(watchedId);
 await closeSession(sessionId);
 
-/** CPU seconds used so far by the Chromium processes under this one. */
+/** CPU seconds used so far by the Chromium processes under this one (the worker's, not others'). */
 function chromiumCpuSeconds(): number {
+  const all = listProcesses();
+  const mine = new Set(descendantsOf(all, [process.pid]));
   let ticks = 0;
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
+  for (const p of all) {
+    if (!mine.has(p.pid) || !/chrom/i.test(p.name)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      if (!/chrom/i.test(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))) continue;
+      const stat = readFileSync(`/proc/${p.pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       ticks += Number(fields[11]) + Number(fields[12]);
     } catch {}

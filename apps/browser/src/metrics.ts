@@ -91,7 +91,7 @@ export function createBrowserMetrics() {
     }),
     liveFrames: new Counter({
       name: "fleet_live_frames_total",
-      help: "Frames of live views sent (one per change of the page, at most 8 a second per session)",
+      help: "Frames of live views sent (one per change of the page, at most 5 a second per session)",
       registers: [registry],
     }),
     liveInputs: new Counter({

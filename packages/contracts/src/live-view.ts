@@ -15,7 +15,7 @@ export const liveViewMode = z
 export type LiveViewMode = z.infer<typeof liveViewMode>;
 
 /** The most frames a second a watched session sends (Chromium sends one only when the page changed). */
-export const LIVE_MAX_FPS = 8;
+export const LIVE_MAX_FPS = 5;
 /** How often a viewer's api says it still watches; the worker stops streaming after three missed. */
 export const LIVE_WATCH_EVERY_MS = 4000;
 

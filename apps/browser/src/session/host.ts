@@ -290,6 +290,8 @@ export class SessionHost {
     s.queue = s.queue.then(async () => {
       const read = readActMessage(msg.data);
       if (!read.ok) this.metrics.tasksRefused.inc({ kind: "act", reason: read.reason });
+      // A live view's frames wait until the act has answered (see LiveView.pause).
+      if (read.ok) s.live?.pause();
       const reply = read.ok ? await this.#act(s, read.value) : read.reply;
       let payload = encodeJson(reply);
       const max = this.nc.info?.max_payload ?? 1024 * 1024;
@@ -304,6 +306,7 @@ export class SessionHost {
         } satisfies SessionActReply);
       }
       msg.respond(payload);
+      s.live?.resume();
     });
   }
 

@@ -18,13 +18,28 @@ import type { SessionTabs } from "./tabs.ts";
 const VIEWER_GONE_MS = 3 * LIVE_WATCH_EVERY_MS;
 /** How often a streaming session checks its viewers, its active tab, and the tab's URL and title. */
 const TICK_MS = 1000;
+/**
+ * An act longer than this is shown as it runs (a navigation, a wait); a shorter one only by its result,
+ * so watching costs the agent's acts nothing (see pause).
+ */
+const PAUSE_AT_MOST_MS = 1000;
 /** Frames no larger than this (CSS pixels scaled down): enough to read a page, small on the bus. */
 const MAX_FRAME_SIDE = 1280;
 const JPEG_QUALITY = 60;
 
+const CAST_OPTIONS = {
+  format: "jpeg",
+  quality: JPEG_QUALITY,
+  maxWidth: MAX_FRAME_SIDE,
+  maxHeight: MAX_FRAME_SIDE,
+  everyNthFrame: 1,
+} as const;
+
 interface Screencast {
   page: Page;
   cdp: CDPSession;
+  /** Set up (streaming, or paused for an act). */
+  started?: boolean;
   /** Counted in fleet_live_streams. */
   counted?: boolean;
 }
@@ -45,6 +60,8 @@ export class LiveView {
   #lastFrame: LiveEvent | undefined;
   #lastPage = "";
   #closed = false;
+  #paused = false;
+  #resumeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -67,6 +84,29 @@ export class LiveView {
   action(a: Action, ok: boolean): void {
     if (!this.watched) return;
     this.#publish({ kind: "action", ...describeForViewer(a), ok, at: Date.now() });
+  }
+
+  /**
+   * An act starts: capturing frames while it runs would take the CPU its actions, settle and read need
+   * (screencast frames are composited, read back and encoded on the same cores). The screencast stops
+   * until the act ends, or for PAUSE_AT_MOST_MS, and then sends the page as the act left it.
+   */
+  pause(): void {
+    if (this.#paused || !this.#cast?.started) return;
+    this.#paused = true;
+    const cdp = this.#cast.cdp;
+    cdp.send("Page.stopScreencast").catch(() => {});
+    this.#resumeTimer = setTimeout(() => this.resume(), PAUSE_AT_MOST_MS);
+    this.#resumeTimer.unref();
+  }
+
+  /** The act ended (or ran long): stream again, starting with the page as it is now. */
+  resume(): void {
+    clearTimeout(this.#resumeTimer);
+    if (!this.#paused) return;
+    this.#paused = false;
+    const cast = this.#cast;
+    if (cast?.started) cast.cdp.send("Page.startScreencast", CAST_OPTIONS).catch(() => {});
   }
 
   /** The session ended: tell the viewers, stop streaming, stop listening. */
@@ -175,13 +215,8 @@ export class LiveView {
       }, wait).unref();
     });
     try {
-      await cdp.send("Page.startScreencast", {
-        format: "jpeg",
-        quality: JPEG_QUALITY,
-        maxWidth: MAX_FRAME_SIDE,
-        maxHeight: MAX_FRAME_SIDE,
-        everyNthFrame: 1,
-      });
+      cast.started = true;
+      if (!this.#paused) await cdp.send("Page.startScreencast", CAST_OPTIONS);
       cast.counted = true;
       this.metrics.liveStreams.inc();
     } catch {
