@@ -15,9 +15,12 @@
  * which fills up to CACHE_MEMORY_BYTES (64 MiB) and so grows the api's memory without a leak: told apart
  * (the api's goal is judged without it, as PostgreSQL's is without its buffer cache).
  *
- *   npm run bench:soak -- [--minutes 60] [--callers 4] [--out samples.json]
+ * With --heap-snapshots DIR, the api writes a V8 heap snapshot into DIR at each of --snapshot-at's minutes
+ * (default 12 and the last minute), to compare in DevTools' Memory panel what it retains as it runs.
+ *
+ *   npm run bench:soak -- [--minutes 60] [--callers 4] [--out samples.json] [--heap-snapshots DIR]
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -34,6 +37,8 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "60" },
     callers: { type: "string", default: "4" },
     out: { type: "string" },
+    "heap-snapshots": { type: "string" },
+    "snapshot-at": { type: "string" },
   },
 });
 const minutes = Number(values.minutes);
@@ -59,9 +64,21 @@ for (let c = 0; c < callers; c++) {
   keys.push({ accountId, key: (await issueKey(pg.database.db, accountId, `soak-${c}`)).key });
 }
 const env = { NATS_URL: nats.url, DATABASE_URL: pg.url, FLEET_ALLOW_PRIVATE: ALLOW };
+const heapDir = values["heap-snapshots"];
+if (heapDir) await mkdir(heapDir, { recursive: true });
 const api = await spawnProgram(
   "apps/api/src/main.ts",
-  { ...env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: join(dir, "api") },
+  {
+    ...env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: join(dir, "api"),
+    ...(heapDir
+      ? {
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${heapDir}`,
+        }
+      : {}),
+  },
   /api listening on \S+\n/,
 );
 const apiUrl = /api listening on (\S+)\n/.exec(api.output())?.[1] as string;
@@ -157,6 +174,17 @@ function sampleMemory() {
     .catch(() => {});
 }
 const sampler = setInterval(sampleMemory, SAMPLE_MS);
+const snapshotTimers = heapDir
+  ? (values["snapshot-at"] ?? `${Math.min(12, minutes / 2)},${minutes - 1}`)
+      .split(",")
+      .map(Number)
+      .map((at) =>
+        setTimeout(() => {
+          process.stderr.write(`soak: api heap snapshot at ${at} min\n`);
+          api.kill("SIGUSR2");
+        }, at * 60_000),
+      )
+  : [];
 
 // The load: each caller in turn makes a rendered scrape, a cached one, and a session with three acts;
 // the first caller also starts a small crawl every five minutes and waits for it.
@@ -246,6 +274,7 @@ process.stderr.write(`soak: ${minutes} min, ${callers} callers, memory every ${S
 sampleMemory();
 await Promise.all(Array.from({ length: callers }, (_, c) => loop(c)));
 clearInterval(sampler);
+for (const t of snapshotTimers) clearTimeout(t);
 sampleMemory();
 
 // Everything stops, as a deployment's processes do (SIGTERM), then the Chromium processes are counted.
