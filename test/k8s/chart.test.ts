@@ -403,11 +403,11 @@ describe("Helm chart", { skip: tools.skip, timeout: 10 * 60_000 }, () => {
           )
         ).stdout,
       );
-    // What callers and people open passes the ingress (REST, MCP, live views, the web UI's files); metrics do not.
+    // What callers and people open passes the ingress (REST, MCP, live views, replays, the web UI's files); metrics do not.
     const ingress = (await set()).find((d) => d.kind === "Ingress");
     assert.deepEqual(
       ingress.spec.rules[0].http.paths.map((p: Obj) => p.path),
-      ["/web", "/mcp", "/live", "/ui", "/console"],
+      ["/web", "/mcp", "/live", "/recordings", "/ui", "/console"],
     );
     assert.deepEqual(hops(await set("ingress.trustedProxyHops=2")), ["2"], "an L7 load balancer in front");
     assert.deepEqual(hops(await set("config.TRUSTED_PROXY_HOPS=3")), ["3"], "config wins, once");

@@ -10,6 +10,7 @@ import { mountMcp } from "./mcp/endpoint.ts";
 import { buildLlmsTxt, buildOpenApi } from "./openapi.ts";
 import { OPERATIONS } from "./operations/index.ts";
 import { rateLimits } from "./rate-limit.ts";
+import { mountRecordings } from "./recordings/routes.ts";
 import { mountArtifacts } from "./routes/artifacts.ts";
 import { mountDescriptions } from "./routes/describe-routes.ts";
 import { mountOperations } from "./routes/operations.ts";
@@ -135,6 +136,7 @@ export function createApp(ctx: ApiContext): Express {
   mountArtifacts(router, ctx);
   mountWebUi(router);
   mountLiveView(router, ctx);
+  mountRecordings(router, ctx);
   mountDescriptions(router, ctx, setup);
   mountOperations(router, ctx);
   mountMcp(router, ctx);

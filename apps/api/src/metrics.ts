@@ -24,6 +24,12 @@ export function createApiMetrics(load: LoadSource) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     }),
+    recordingParts: new Counter({
+      name: "fleet_recording_parts_saved_total",
+      help: "Parts of session recordings workers sent, by outcome (stored, full: past RECORDING_MAX_BYTES, refused: no recorded session of that id, failed: not stored)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     liveViewers: new Gauge({
       name: "fleet_live_viewers",
       help: "Live views of sessions open on this api (each relays its session's frames to one page)",

@@ -14,6 +14,7 @@ import { LIVE_ROUTE } from "./live/links.ts";
 import { ARTIFACTS_OPENAPI_PATH } from "./operations/artifacts.ts";
 import { type AnyOperation, OPERATIONS, type PricedOperation } from "./operations/index.ts";
 import { pathParams } from "./operations/operation.ts";
+import { RECORDINGS_ROUTE } from "./recordings/links.ts";
 import { CONSOLE_ROUTE } from "./web-ui/serve.ts";
 
 type Schema = Record<string, unknown>;
@@ -465,6 +466,42 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       ...HEADERS_TOO_LARGE,
     },
   });
+  const recordingToken = {
+    ...token,
+    description: "The recording's token, from a session's recordingUrl (a capability: no key)",
+  };
+  add(`${RECORDINGS_ROUTE}/{token}`, "get", {
+    operationId: "recording",
+    summary:
+      "A session's recording, for a person: its replay (rrweb), with the agent's actions and the pages it went to as steps to jump to (a changed or expired link 404, as a page)",
+    tags: ["live-view"],
+    parameters: [recordingToken],
+    responses: {
+      "200": { description: "The replay page", content: html },
+      "404": { description: "Not a link this api gave out, or the recording expired", content: html },
+      ...errors([400, 429]),
+      ...HEADERS_TOO_LARGE,
+    },
+  });
+  add(`${RECORDINGS_ROUTE}/{token}/events`, "get", {
+    operationId: "recordingEvents",
+    summary:
+      "The recording so far: rrweb events, one JSON object a line, in order; the agent's actions are rrweb custom events tagged action (payload: action, target, detail, ok) and the end one tagged ended",
+    tags: ["live-view"],
+    parameters: [recordingToken],
+    responses: {
+      "200": {
+        description: "Newline-delimited rrweb events (gzip when the client accepts it)",
+        content: {
+          "application/x-ndjson": {
+            schema: { type: "string", description: "Lines of rrweb eventWithTime JSON" },
+          },
+        },
+      },
+      ...errors([400, 404, 429]),
+      ...HEADERS_TOO_LARGE,
+    },
+  });
   add(CONSOLE_ROUTE, "get", {
     operationId: "console",
     summary:
@@ -557,7 +594,7 @@ export function buildOpenApi(setup: PaymentSetup): Record<string, unknown> {
       {
         name: "live-view",
         description:
-          "Pages for people: a session's live view (a capability link, no key) and the account console",
+          "Pages for people: a session's live view and its recording's replay (capability links, no key) and the account console",
       },
     ],
     paths,

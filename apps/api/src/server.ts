@@ -26,6 +26,8 @@ import { createApiMetrics } from "./metrics.ts";
 import { actWaitMs } from "./operations/act.ts";
 import { createX402, type X402Payments } from "./payments/x402.ts";
 import { serveProfileSaves } from "./profiles/save-requests.ts";
+import { serveRecordingParts } from "./recordings/save-requests.ts";
+import { sweepRecordings } from "./recordings/store.ts";
 import { recordEndedSessions } from "./sessions/ended-events.ts";
 import { chargeEndedTails, expireOverdueSessions } from "./sessions/store.ts";
 import { WorkerDirectory } from "./worker-directory.ts";
@@ -215,12 +217,14 @@ export async function startApi(
       .then(() => chargeEndedTails(database.db))
       .catch(() => {});
     ctx.snapshots.sweep(new Date(Date.now() - config.CHANGES_RETENTION_MS)).catch(() => {});
+    sweepRecordings(database.db, new Date()).catch(() => {});
     // Day counters of the free allowance no longer matter once their UTC day is over.
     ctx.allowance.sweep().catch(() => {});
   }, REAP_EVERY_MS);
   reaper.unref();
   const endedSessions = recordEndedSessions(ctx);
   const profileSaves = serveProfileSaves(ctx);
+  const recordingParts = serveRecordingParts(ctx);
   const app = createApp(ctx);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -236,6 +240,7 @@ export async function startApi(
       clearInterval(reaper);
       endedSessions.unsubscribe();
       profileSaves.unsubscribe();
+      recordingParts.unsubscribe();
       stopSweeper();
       stopArtifactSweeper();
       const closed = new Promise<void>((r) => server.close(() => r()));

@@ -35,6 +35,18 @@ test("session open is $0.005 with one format, more per extra format", () => {
   assert.equal(sessionPrice.quote(json).micros, 7_000);
 });
 
+test("a recorded session adds $0.001 for each of its minutes, the first with the open", () => {
+  const recorded = sessionRequest.parse({ url: "https://a.example/", record: true });
+  const open = sessionPrice.quote(recorded);
+  assert.equal(open.micros, 6_000);
+  assert.deepEqual(
+    open.lines.map((l) => l.item),
+    ["session open (first minute, first format)", "recording (first minute)"],
+  );
+  assert.equal(actPrice.quote({ actions: 1, minutesDue: 2, recorded: true }).micros, 500 + 2 * 5_000);
+  assert.equal(actPrice.quote({ actions: 1, minutesDue: 0, recorded: true }).micros, 500);
+});
+
 test("act is $0.0005 per action plus $0.004 per minute past the first", () => {
   assert.equal(actPrice.quote({ actions: 3, minutesDue: 0 }).micros, 1_500);
   assert.equal(actPrice.quote({ actions: 3, minutesDue: 2 }).micros, 1_500 + 8_000);

@@ -100,6 +100,17 @@ export function createBrowserMetrics() {
       labelNames: ["outcome"],
       registers: [registry],
     }),
+    recordingBytes: new Counter({
+      name: "fleet_recording_bytes_total",
+      help: "Bytes of session recordings (compressed) stored by the api",
+      registers: [registry],
+    }),
+    recordingParts: new Counter({
+      name: "fleet_recording_parts_total",
+      help: "Parts of session recordings sent, by outcome (stored; retried: kept to send again; dropped: lost after the worker's buffer filled or the session ended; refused: the api said stop)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
     actDuration: new Histogram({
       name: "fleet_act_duration_seconds",
       help: "Time of one act call on the worker: its actions and the formats after them",

@@ -22,6 +22,11 @@ export const SESSION_ENDED_SUBJECT = "fleet.sessions.ended";
  * api finds the session's account and profile in its row, seals the state and stores it.
  */
 export const PROFILE_SAVE_SUBJECT = "fleet.profiles.save";
+/**
+ * A recorded session's worker sends its recording here in parts as it runs (request-reply, api queue
+ * group): the api stores each part with the artifacts and notes it under the session.
+ */
+export const RECORDING_SAVE_SUBJECT = "fleet.recordings.save";
 /** Session ids become subject tokens, so they are restricted to these characters. */
 export const SESSION_ID_PATTERN = /^ses_[0-9A-Za-z]{8,64}$/;
 

@@ -130,6 +130,13 @@ export const configSchema = z
     /** How long a file's URL works; then the file is deleted within the hour. */
     ARTIFACT_TTL_MS: intFrom(24 * 3600_000, 1000),
     /**
+     * How long a session's recording (record: true) is kept after the session's longest life ends
+     * (SESSION_MAX_LIFETIME_MS from its open); then it is deleted within the hour.
+     */
+    RECORDING_TTL_MS: intFrom(7 * 24 * 3600_000, 60_000),
+    /** The largest recording of one session, compressed: a recording stops there (and says so). */
+    RECORDING_MAX_BYTES: intFrom(64 * 1024 * 1024, 64 * 1024),
+    /**
      * Signs file URLs; every api replica needs the same one (the chart keeps it in a Secret). Without it,
      * `npm start` makes one in DATA_DIR/artifact-url-secret, kept across restarts.
      */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { rowCursor } from "./common.ts";
+import { recordingInfo } from "./recordings.ts";
 
 const money = z.object({ usd: z.string(), micros: z.int() }).describe("micros = millionths of a dollar");
 
@@ -84,6 +85,7 @@ export const sessionsView = z.object({
         .describe(
           "While open: its live view (the liveViewUrl session open gave), unless opened with liveView off",
         ),
+      recording: recordingInfo.optional().describe("Its recording, when it opened with record"),
     }),
   ),
   next: z.string().nullable(),

@@ -14,6 +14,7 @@ export * from "./account.ts";
 export * from "./egress.ts";
 export * from "./places.ts";
 export * from "./profiles.ts";
+export * from "./recordings.ts";
 export * from "./render-changes.ts";
 export * from "./webhook-events.ts";
 export * from "./webhook-spec.ts";

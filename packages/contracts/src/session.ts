@@ -2,6 +2,7 @@ import { z } from "zod";
 import { cssSelector, FORMATS, format, httpUrl, maxTokens, WAIT_UNTIL } from "./common.ts";
 import { liveViewMode } from "./live-view.ts";
 import { profileLoaded, profileName, profileSaved, profileUse } from "./profiles.ts";
+import { recordField } from "./recordings.ts";
 import { checkRenderRules, formatError, pageMetadata, rawHtml, renderFields, URL_OR_HTML } from "./scrape.ts";
 import { LINE, TEXT, text } from "./text.ts";
 import { webhookSpec } from "./webhook-spec.ts";
@@ -14,6 +15,7 @@ export const sessionRequest = z
     formats: z.array(format).min(1).max(FORMATS.length).meta({ uniqueItems: true }).default(["controls"]),
     profile: profileUse.optional(),
     liveView: liveViewMode,
+    record: recordField,
     webhook: webhookSpec
       .optional()
       .describe(
@@ -335,6 +337,12 @@ export const sessionResponse = z.object({
     .optional()
     .describe(
       "A page that shows the session's current tab as it changes, its URL and title, and the actions as they run (interactive: the viewer may click and type too). A capability: whoever holds it may watch this session, and nothing else, until the session ends. Absent with liveView off",
+    ),
+  recordingUrl: z
+    .string()
+    .optional()
+    .describe(
+      "With record: a page that replays the session's recording (what it has so far while it runs), with its actions as steps. A capability like liveViewUrl: it opens this recording only, until the recording is deleted (RECORDING_TTL_MS after the session's longest life)",
     ),
   metadata: sessionMetadata,
 });

@@ -258,11 +258,40 @@ export const sessions = pgTable(
     webhook: jsonb("webhook"),
     /** Its live view's mode; null: none (opened with liveView off). */
     liveView: text("live_view", { enum: ["view", "interactive"] }),
+    /** When a recorded session's recording is deleted; null: not recorded. */
+    recordingExpiresAt: at("recording_expires_at"),
+    /** Its recording reached RECORDING_MAX_BYTES: what came after was not kept. */
+    recordingTruncated: boolean("recording_truncated").notNull().default(false),
   },
   (t) => [
     index("sessions_account_time").on(t.accountId, t.openedAt, t.id),
     index("sessions_open_expiry").on(t.expiresAt).where(sql`status = 'open'`),
+    index("sessions_recording_expiry").on(t.recordingExpiresAt).where(sql`recording_expires_at is not null`),
   ],
+);
+
+/**
+ * The parts of a session's recording, in order: each a gzip member of newline-delimited rrweb events,
+ * stored in the artifacts store under `key` (in the hour folder after the recording expires, so the
+ * store's sweep deletes it with the hour; the rows go when the session's recording_expires_at passes).
+ */
+export const recordingParts = pgTable(
+  "recording_parts",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    key: text("key").notNull(),
+    bytes: integer("bytes").notNull(),
+    events: integer("events").notNull(),
+    fromAt: at("from_at").notNull(),
+    toAt: at("to_at").notNull(),
+    /** The session's last part: the recording is complete. */
+    final: boolean("final").notNull().default(false),
+    savedAt: at("saved_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.seq] })],
 );
 
 /**

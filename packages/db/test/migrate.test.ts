@@ -29,6 +29,7 @@ test("migrations create every table, and running them again (as a second replica
       "ledger_entries",
       "page_snapshots",
       "profiles",
+      "recording_parts",
       "sessions",
       "usage",
       "wallet_payments",

@@ -17,11 +17,17 @@ export const PRICES = {
   action: 500,
   /** Each minute a session stays open past the first. */
   sessionMinute: 4_000,
+  /** Each minute a recorded session stays open, the first included: its recording, stored and replayable. */
+  recordingMinute: 1_000,
   /** A map call, per started 1000 URLs of its limit. */
   mapPer1000Urls: 300,
   /** A search call, per started 10 results of its limit. */
   searchPer10Results: 7_000,
 } as const;
+
+/** What one minute of a session costs past the first: a recorded one's recording with it. */
+export const sessionMinuteMicros = (recorded: boolean): number =>
+  PRICES.sessionMinute + (recorded ? PRICES.recordingMinute : 0);
 
 export const formatPrice = (f: Format): number => (f === "json" ? PRICES.jsonFormat : PRICES.format);
 

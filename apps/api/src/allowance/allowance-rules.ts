@@ -140,6 +140,11 @@ function counted(
           ok: false,
           reason: `${opts.what} with a profile ${NEEDS_KEY}: a profile belongs to an account`,
         };
+      if (body.record === true)
+        return {
+          ok: false,
+          reason: `${opts.what} with a recording ${NEEDS_KEY}: a recording is stored for days`,
+        };
       const viaProxy = unfreeProxy(body.proxy, opts.what);
       if (viaProxy) return viaProxy;
       if (opts.formats) {

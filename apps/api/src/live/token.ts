@@ -8,8 +8,21 @@ export interface LiveGrant {
   expires: number;
 }
 
-const sign = (secret: string, payload: string) =>
-  createHmac("sha256", secret).update(`live\n${payload}`).digest("base64url");
+/**
+ * A capability link's signature: an HMAC of its payload under the deployment's URL secret (the one artifact
+ * URLs use), under a label of its own per kind of link, so no kind of signature passes for another.
+ */
+export const signCapability = (label: string, secret: string, payload: string): string =>
+  createHmac("sha256", secret).update(`${label}\n${payload}`).digest("base64url");
+
+/** Whether `signature` is the capability signature of `payload` under `label`. */
+export function checkCapability(label: string, secret: string, payload: string, signature: string): boolean {
+  const want = Buffer.from(signCapability(label, secret, payload));
+  const got = Buffer.from(signature);
+  return want.length === got.length && timingSafeEqual(want, got);
+}
+
+const sign = (secret: string, payload: string) => signCapability("live", secret, payload);
 
 /**
  * The token in a live view URL: the grant, readable, and an HMAC of it under the deployment's URL secret
@@ -32,9 +45,7 @@ export function readLiveToken(secret: string, token: string, now = Date.now()): 
     !/^\d{1,12}$/.test(expiresText)
   )
     return undefined;
-  const want = Buffer.from(sign(secret, `${sessionId}.${mode}.${expiresText}`));
-  const got = Buffer.from(signature);
-  if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
+  if (!checkCapability("live", secret, `${sessionId}.${mode}.${expiresText}`, signature)) return undefined;
   const expires = Number(expiresText);
   if (expires * 1000 <= now) return undefined;
   return { sessionId, mode: mode === "i" ? "interactive" : "view", expires };

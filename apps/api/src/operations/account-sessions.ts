@@ -2,6 +2,8 @@ import { accountSessions as sessionsOf } from "@browserfleet/billing";
 import { sessionsPageQuery, sessionsView } from "@browserfleet/contracts";
 import { publicBase } from "../answers/artifacts.ts";
 import { liveViewUrl } from "../live/links.ts";
+import { recordingInfoOf } from "../recordings/info.ts";
+import { recordingSummaries } from "../recordings/store.ts";
 import { parseQuery } from "../validate.ts";
 import { account } from "./account.ts";
 import { money, requireKey, accountView as view } from "./account-access.ts";
@@ -27,6 +29,10 @@ export const accountSessions = defineOperation({
       limit: q.limit,
       ...(cursor ? { before: { openedAt: cursor.at, id: cursor.id } } : {}),
     });
+    const recorded = await recordingSummaries(
+      ctx.db.db,
+      page.sessions.filter((s) => s.recordingExpiresAt).map((s) => s.id),
+    );
     return {
       sessions: await Promise.all(
         page.sessions.map(async (s) => ({
@@ -50,6 +56,9 @@ export const accountSessions = defineOperation({
                   openedAt: s.openedAt,
                 }),
               }
+            : {}),
+          ...(s.recordingExpiresAt
+            ? { recording: await recordingInfoOf(ctx, base, s, recorded.get(s.id)) }
             : {}),
         })),
       ),

@@ -25,13 +25,14 @@ import { defineOperation } from "./operation.ts";
 import { precheckUrl, taskFailed } from "./shared.ts";
 
 /** An act's price: its actions (those that ran, once it ran) and the session's minutes due. */
-export const actPrice = definePrice<{ actions: number; minutesDue: number }>({
+export const actPrice = definePrice<{ actions: number; minutesDue: number; recorded?: boolean }>({
   brief: `${usd(PRICES.action)} per action that ran, plus ${usd(PRICES.sessionMinute)} per minute open past the first`,
-  words: `${usd(PRICES.action)} per action, plus ${usd(PRICES.sessionMinute)} per minute the session stays open past the first (each started minute is billed once). A key, or a wallet paying with x402 upto, is charged for the actions that ran and the minutes; a wallet paying with x402 exact pays the whole quote, settled in full once any action ran.`,
-  quote: ({ actions, minutesDue }) =>
+  words: `${usd(PRICES.action)} per action, plus ${usd(PRICES.sessionMinute)} per minute the session stays open past the first (each started minute is billed once), and ${usd(PRICES.recordingMinute)} more per such minute of a recorded session. A key, or a wallet paying with x402 upto, is charged for the actions that ran and the minutes; a wallet paying with x402 exact pays the whole quote, settled in full once any action ran.`,
+  quote: ({ actions, minutesDue, recorded }) =>
     total([
       line("action", actions, PRICES.action),
       line("session minute past the first", minutesDue, PRICES.sessionMinute),
+      line("recording minute", recorded ? minutesDue : 0, PRICES.recordingMinute),
     ]),
 });
 const allowance = ever("act", 10, {
@@ -110,13 +111,14 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
   const uploads = await resolveUploads(ctx.artifacts, req.actions);
   const quotedFrom = row ?? (seen as KnownSession);
   const minutesDue = sessionMinutesDue(quotedFrom.openedAt, quotedFrom.billedMinutes, new Date());
+  const recorded = quotedFrom.recordingExpiresAt !== null;
   const budget = ctx.config.ACT_TIMEOUT_MS;
   let result: ActResponse;
   try {
     result = await payFor(ctx, caller, {
       allowance,
       request: req,
-      quote: actPrice.quote({ actions: req.actions.length, minutesDue }),
+      quote: actPrice.quote({ actions: req.actions.length, minutesDue, recorded }),
       description: `${req.actions.length} action(s) on session ${req.sessionId}`,
       holdMs: budget + 60_000,
       leased: early,
@@ -227,7 +229,7 @@ async function paidAct(ctx: ApiContext, req: ActRequest, caller: Caller): Promis
     if (req.binaryAs === "url")
       await filesByUrl(ctx.artifacts, reply.result, publicBase(ctx.config, caller.baseUrl));
     const ran = reply.result.actions.filter((a) => a.status === "ok").length;
-    const charge = actPrice.quote({ actions: ran, minutesDue: minutes }).micros;
+    const charge = actPrice.quote({ actions: ran, minutesDue: minutes, recorded }).micros;
     // Written with the charge (for a key, in the statement that settles its hold), before the reply.
     const alongside = actRecord(ctx.db.db, req.sessionId, {
       actions: ran,

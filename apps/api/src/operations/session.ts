@@ -16,6 +16,7 @@ import {
   type PoolPrice,
   PRICES,
   poolLines,
+  sessionMinuteMicros,
   sessionTailMinutes,
   total,
   usd,
@@ -30,6 +31,7 @@ import { egressPoolFor } from "../egress/egress.ts";
 import { ApiError } from "../errors.ts";
 import { liveViewUrl } from "../live/links.ts";
 import { profileFor, profileKeyOnly } from "../profiles/profiles.ts";
+import { recordingExpiry, recordingUrl } from "../recordings/links.ts";
 import { insertSession } from "../sessions/store.ts";
 import { closeOnWorker, noCapacity, ownerOf } from "./live-sessions.ts";
 import { defineOperation, STARTS } from "./operation.ts";
@@ -38,13 +40,18 @@ import { precheckUrl, sendBrowserTask, taskFailed } from "./shared.ts";
 /** Time the worker gets beyond the page's own wait budget to open the page and render its formats. */
 const RENDER_ALLOWANCE_MS = 30_000;
 
-export const sessionPrice = definePrice<{ formats: readonly Format[]; pool?: PoolPrice | undefined }>({
+export const sessionPrice = definePrice<{
+  formats: readonly Format[];
+  pool?: PoolPrice | undefined;
+  record?: boolean;
+}>({
   brief: `${usd(PRICES.sessionOpen)} including the first minute`,
-  words: `${usd(PRICES.sessionOpen)} to open, including the first minute and the first format; each further format ${usd(PRICES.format)}. Minutes past the first are billed with the next act, and those after the last act when the session ends (closed or expired; a lost session's minutes end with its last act). With a key, opening also holds what that idle tail can cost (${usd(PRICES.sessionMinute)} per minute of the idle timeout plus an act's run) and gives back what was not used; a wallet-opened session pays its minutes with its acts only, never an idle tail. A wallet paying with x402 exact pays an open's whole quote once it opened; with upto, the formats that came out. Closing is free. ${POOL_WORDS}`,
-  quote: ({ formats: [first, ...rest], pool }) =>
+  words: `${usd(PRICES.sessionOpen)} to open, including the first minute and the first format; each further format ${usd(PRICES.format)}. Minutes past the first are billed with the next act, and those after the last act when the session ends (closed or expired; a lost session's minutes end with its last act). With a key, opening also holds what that idle tail can cost (${usd(PRICES.sessionMinute)} per minute of the idle timeout plus an act's run) and gives back what was not used; a wallet-opened session pays its minutes with its acts only, never an idle tail. A recorded session (record) adds ${usd(PRICES.recordingMinute)} for each of its minutes, the first included, billed with them; its recording is kept for the deployment's RECORDING_TTL_MS at no further cost. A wallet paying with x402 exact pays an open's whole quote once it opened; with upto, the formats that came out. Closing is free. ${POOL_WORDS}`,
+  quote: ({ formats: [first, ...rest], pool, record }) =>
     total([
       ...poolLines(pool, 1),
       line("session open (first minute, first format)", 1, PRICES.sessionOpen),
+      line("recording (first minute)", record ? 1 : 0, PRICES.recordingMinute),
       ...(first === "json" ? [line("format json (model call)", 1, PRICES.jsonFormat - PRICES.format)] : []),
       ...rest.map((f) => line(`format ${f}`, 1, formatPrice(f))),
     ]),
@@ -104,7 +111,7 @@ async function paidSessionOpen(
   // Without save, a profile must exist; with it, a new one starts empty and is made when the session saves.
   const profile = await profileFor(ctx, caller, req.profile, req.profile?.save === true);
   const cfg = ctx.config;
-  const quote = sessionPrice.quote({ formats: req.formats, pool });
+  const quote = sessionPrice.quote({ formats: req.formats, pool, record: req.record });
   const { webhook: _webhook, ...withoutWebhook } = req;
   let opened: { id: string } | undefined;
   try {
@@ -123,7 +130,7 @@ async function paidSessionOpen(
         const sessionId = newId("ses");
         const tail =
           payer.kind === "account"
-            ? await holdTail(ctx, payer.accountId, caller.requestId, quote.micros)
+            ? await holdTail(ctx, payer.accountId, caller.requestId, quote.micros, req.record)
             : undefined;
         try {
           return await openOnWorker(sessionId, payer, tail);
@@ -173,7 +180,9 @@ async function paidSessionOpen(
     const charge = sessionPrice.quote({
       formats: cameOut.length > 0 ? cameOut : req.formats.slice(0, 1),
       pool,
+      record: req.record,
     }).micros;
+    const recordingExpiresAt = req.record ? recordingExpiry(ctx, openedAt) : undefined;
     await insertSession(ctx.db.db, {
       id: sessionId,
       owner: ownerOf(payer),
@@ -188,7 +197,13 @@ async function paidSessionOpen(
         : {}),
       ...(req.webhook && payer.kind === "account" ? { webhook: req.webhook } : {}),
       ...(req.liveView !== "off" ? { liveView: req.liveView } : {}),
+      ...(recordingExpiresAt ? { recordingExpiresAt } : {}),
     });
+    if (recordingExpiresAt)
+      out.recordingUrl = await recordingUrl(ctx, publicBase(cfg, caller.baseUrl), {
+        id: sessionId,
+        recordingExpiresAt,
+      });
     if (req.liveView !== "off")
       out.liveViewUrl = await liveViewUrl(ctx, publicBase(cfg, caller.baseUrl), {
         id: sessionId,
@@ -216,6 +231,7 @@ async function holdTail(
   accountId: string,
   requestId: string,
   openMicros: number,
+  recorded: boolean,
 ): Promise<string> {
   const cfg = ctx.config;
   const micros =
@@ -223,7 +239,7 @@ async function holdTail(
       idleMs: cfg.SESSION_IDLE_TIMEOUT_MS,
       actBudgetMs: cfg.ACT_TIMEOUT_MS,
       maxLifetimeMs: cfg.SESSION_MAX_LIFETIME_MS,
-    }) * PRICES.sessionMinute;
+    }) * sessionMinuteMicros(recorded);
   const hold = await placeHold(ctx.db.db, {
     accountId,
     micros,

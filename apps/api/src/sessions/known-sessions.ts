@@ -1,14 +1,17 @@
 import type { SessionRow } from "./store.ts";
 
 /** What an act needs before reading a session's row: whose it is, what was billed, which worker holds it. */
-export type KnownSession = Pick<SessionRow, "id" | "accountId" | "openedAt" | "billedMinutes" | "workerId">;
+export type KnownSession = Pick<
+  SessionRow,
+  "id" | "accountId" | "openedAt" | "billedMinutes" | "workerId" | "recordingExpiresAt"
+>;
 
 const MAX = 10_000;
 
 /**
  * The sessions one api process has read for acts lately, so the next act on one of them is quoted while
  * its row is read rather than after (the quote's minutes come from what was billed). Ownership and the
- * opening time and the worker never change; `billedMinutes` only grows, except when an act gives back minutes it
+ * opening time, the worker and whether it is recorded never change; `billedMinutes` only grows, except when an act gives back minutes it
  * failed to charge, and a stale value only shifts minutes to a later act (see paidAct): never wrong.
  */
 export class KnownSessions {
@@ -20,8 +23,8 @@ export class KnownSessions {
 
   remember(row: KnownSession): void {
     if (this.#rows.size >= MAX && !this.#rows.has(row.id)) this.#rows.clear();
-    const { id, accountId, openedAt, billedMinutes, workerId } = row;
-    this.#rows.set(id, { id, accountId, openedAt, billedMinutes, workerId });
+    const { id, accountId, openedAt, billedMinutes, workerId, recordingExpiresAt } = row;
+    this.#rows.set(id, { id, accountId, openedAt, billedMinutes, workerId, recordingExpiresAt });
   }
 
   forget(id: string): void {

@@ -1,7 +1,7 @@
 import { captureFromHoldIn, closeHoldIn, settleHoldWith } from "@browserfleet/billing";
 import type { SessionClosedEventData, SessionEnded, WebhookSpec } from "@browserfleet/contracts";
 import { type Db, preparedSql, schema } from "@browserfleet/db";
-import { PRICES, sessionMinutesDue } from "@browserfleet/pricing";
+import { sessionMinuteMicros, sessionMinutesDue } from "@browserfleet/pricing";
 import { enqueueEvent } from "@browserfleet/webhooks";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Alongside } from "../billing/way-of-paying.ts";
@@ -33,6 +33,8 @@ export async function insertSession(
     webhook?: WebhookSpec;
     /** Its live view's mode, unless off. */
     liveView?: "view" | "interactive";
+    /** A recorded session's: when its recording is deleted. */
+    recordingExpiresAt?: Date;
   },
 ): Promise<void> {
   await db.insert(sessions).values({
@@ -53,6 +55,7 @@ export async function insertSession(
     profileVersion: s.profile?.version ?? null,
     webhook: s.webhook ?? null,
     liveView: s.liveView ?? null,
+    recordingExpiresAt: s.recordingExpiresAt ?? null,
   });
 }
 
@@ -115,7 +118,13 @@ export async function chargeSessionTail(db: Db, id: string): Promise<SessionRow 
     if (!row || row.status === "open" || !row.tailHoldId) return row;
     const minutes = sessionMinutesDue(row.openedAt, row.billedMinutes, billedUntil(row));
     const taken =
-      minutes > 0 ? await captureFromHoldIn(tx, row.tailHoldId, minutes * PRICES.sessionMinute) : 0;
+      minutes > 0
+        ? await captureFromHoldIn(
+            tx,
+            row.tailHoldId,
+            minutes * sessionMinuteMicros(row.recordingExpiresAt !== null),
+          )
+        : 0;
     await closeHoldIn(tx, row.tailHoldId, "the session ended; its unused idle minutes go back");
     const [after] = await tx
       .update(sessions)

@@ -24,6 +24,25 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The replay page's: as strict for its own code, but the recorded page it rebuilds (in a sandboxed frame,
+ * which takes this policy) keeps its styles, inline as rrweb stores them, and its images and fonts, which
+ * the viewer's browser loads from their sites as the session's browser did (without a referrer). No script
+ * of the recorded page can run: rrweb records none, the frame's sandbox allows none, and this allows none.
+ */
+export const REPLAY_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob: http: https:",
+  "font-src data: http: https:",
+  "media-src data: blob: http: https:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
 const escapeAttr = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
@@ -51,11 +70,11 @@ export function pageHtml(page: string, title: string, data: Record<string, strin
 }
 
 /** Sends a page (or a refusal, as a page) with the headers every page for people carries. */
-export function sendPage(res: Response, status: number, html: string): void {
+export function sendPage(res: Response, status: number, html: string, csp = PAGE_CSP): void {
   res.status(status);
   res.setHeader("Content-Type", "text/html; charset=utf-8");
-  res.setHeader("Content-Security-Policy", PAGE_CSP);
-  // Live view URLs carry their capability: no page of ours hands its URL on.
+  res.setHeader("Content-Security-Policy", csp);
+  // Live view and recording URLs carry their capability: no page of ours hands its URL on.
   res.setHeader("Referrer-Policy", "no-referrer");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("X-Content-Type-Options", "nosniff");

@@ -48,6 +48,7 @@ import { SessionDownloads } from "./downloads.ts";
 import { LiveView } from "./live-view.ts";
 import { PROFILE_SAVE_MS, saveSessionProfile } from "./profile-save.ts";
 import { type QuietRead, quietRead } from "./quiet-read.ts";
+import { SessionRecorder } from "./recorder.ts";
 import { SessionTabs, shownRef } from "./tabs.ts";
 
 interface LiveSession {
@@ -80,6 +81,8 @@ interface LiveSession {
   savedAtEnd?: ProfileSaved;
   /** Its live view, unless opened with liveView off. */
   live?: LiveView;
+  /** Its recording, when opened with record. */
+  recorder?: SessionRecorder;
   ended: Promise<void>;
   end(reason: SessionEndReason): Promise<void>;
 }
@@ -116,6 +119,7 @@ export class SessionHost {
     let context: BrowserContext | undefined;
     let route: EgressRoute | undefined;
     let browser: Browser;
+    let recorder: SessionRecorder | undefined;
     try {
       browser = await this.chromium.browser();
       route = await this.egress.open(req);
@@ -129,10 +133,13 @@ export class SessionHost {
       const tabs = new SessionTabs(context, MAX_TABS, () => lost());
       const dialogs = new SessionDialogs(context, (d) => tabs.idOf(d.page()) ?? tabs.activeId);
       const downloads = new SessionDownloads(context, (p) => tabs.idOf(p) ?? tabs.activeId);
+      if (req.record)
+        recorder = await SessionRecorder.attach(this.nc, task.sessionId, context, tabs, this.metrics);
       const opened = await openPage(context, route.guard, req);
       const { page, status } = opened;
+      if (recorder && req.url === undefined) await recorder.restartIn(page);
       const outcome = await renderFormats(page, req, req.formats);
-      const session = this.#track(task, context, route, tabs, dialogs, downloads, browser);
+      const session = this.#track(task, context, route, tabs, dialogs, downloads, browser, recorder);
       lost = () => void session.end("browser_lost");
       session.shown = stateShown(outcome);
       const facts = await pageFacts(page, outcome, req.url !== undefined, opened);
@@ -167,6 +174,7 @@ export class SessionHost {
         },
       };
     } catch (err) {
+      recorder?.discard();
       await context?.close().catch(() => {});
       await route?.release().catch(() => {});
       return { ok: false, error: failureOf(err) };
@@ -201,6 +209,7 @@ export class SessionHost {
     dialogs: SessionDialogs,
     downloads: SessionDownloads,
     browser: Browser,
+    recorder: SessionRecorder | undefined,
   ): LiveSession {
     let endOnce: Promise<void> | undefined;
     let resolveEnded!: () => void;
@@ -215,6 +224,7 @@ export class SessionHost {
       downloads,
       openedAt: now,
       lastActiveAt: now,
+      ...(recorder ? { recorder } : {}),
       idleMs: task.idleMs,
       maxMs: task.maxMs,
       subs: [],
@@ -238,6 +248,8 @@ export class SessionHost {
               reason,
               Date.now() + (reason === "closed" ? CLOSE_SAVE_MS : PROFILE_SAVE_MS),
             );
+          // What the pages did up to here: the recording's last part goes before their context closes.
+          await s.recorder?.close(reason, Date.now() + RECORDING_CLOSE_MS);
           await context.close().catch(() => {});
           await route.release().catch(() => {});
           const ended: SessionEnded = {
@@ -307,6 +319,7 @@ export class SessionHost {
       }
       msg.respond(payload);
       s.live?.resume();
+      s.recorder?.followActiveTab();
     });
   }
 
@@ -345,6 +358,7 @@ export class SessionHost {
           onAction: (action, ok, _ms, a) => {
             this.metrics.actions.inc({ action, outcome: ok ? "ok" : "failed" });
             s.live?.action(a, ok);
+            s.recorder?.action(a, ok);
           },
           ...(speculate ? { speculate } : {}),
           ...(s.seen ? { seen: s.seen } : {}),
@@ -516,6 +530,8 @@ const OPEN_DOWNLOADS_MS = 3000;
 
 /** A close answers within the api's wait (10 s): the save as it closes gets this long. */
 const CLOSE_SAVE_MS = 6_000;
+/** ...and the recording's last part this long. */
+const RECORDING_CLOSE_MS = 3_000;
 
 /** The most a result waits for a tab its page asked to open (see SessionTabs.opened). */
 const TABS_WAIT_MS = 3000;

@@ -1,6 +1,6 @@
 /**
  * The console (runs in the browser, bundled by scripts/build-web-ui.ts): an account's balance, usage,
- * transactions, sessions (with their live view), jobs and the price table, read from the public /web/v1
+ * transactions, sessions (with their live view or recording), jobs and the price table, read from the public /web/v1
  * routes with the API key the person signs in with. The key is kept in this tab only (sessionStorage)
  * and sent in the Authorization header, never in a URL. Everything shown is set as text.
  */
@@ -22,6 +22,16 @@ class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A session's recording: its replay link while it lasts, or what became of it. */
+function recordingLink(r: Json | undefined) {
+  if (!r) return "";
+  if (!r.url) return `recording ${r.status}`;
+  const what = r.status === "recording" ? "Replay so far" : "Replay";
+  return html`<a href=${r.url} target="_blank" rel="noopener noreferrer">${what}</a>${
+    r.status === "empty" ? " (empty)" : ""
+  }`;
 }
 
 async function get(key: string, path: string): Promise<Json> {
@@ -183,7 +193,7 @@ function Dashboard({ apiKey, onSignOut }: { apiKey: string; onSignOut: () => voi
       <section aria-labelledby="h-sessions">
         <h2 id="h-sessions">Sessions</h2>
         <${Table}
-          head=${["Session", "Status", "Page", "Opened", "Actions", "Charged", "Live view"]}
+          head=${["Session", "Status", "Page", "Opened", "Actions", "Charged", "Watch or replay"]}
           empty="No session yet."
           rows=${(sessions.sessions as Json[]).map((s) => [
             html`<code>${s.sessionId}</code>`,
@@ -192,9 +202,11 @@ function Dashboard({ apiKey, onSignOut }: { apiKey: string; onSignOut: () => voi
             when(s.openedAt),
             s.actions,
             s.charged.usd,
-            s.liveViewUrl
-              ? html`<a href=${s.liveViewUrl} target="_blank" rel="noopener noreferrer">Watch</a>`
-              : "",
+            html`${
+              s.liveViewUrl
+                ? html`<a href=${s.liveViewUrl} target="_blank" rel="noopener noreferrer">Watch</a> `
+                : ""
+            }${recordingLink(s.recording)}`,
           ])}
         />
       </section>

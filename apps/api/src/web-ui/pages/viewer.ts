@@ -177,7 +177,7 @@ function Viewer({ base, interactive }: { base: string; interactive: boolean }) {
       <p class="mode">${interactive ? "Interactive: click and type in the picture to control the page" : "View only"}</p>
       <p class=${`status status-${status}`} role="status">${statusText[status]}</p>
     </header>
-    <main>
+    <main class="split">
       <section class="page" aria-label="The page">
         <p class="title">${page?.title || "(no title)"}</p>
         <p class="url">${page?.url ?? ""}${page ? html` <span class="tab">tab ${page.tab}</span>` : ""}</p>

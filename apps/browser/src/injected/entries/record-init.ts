@@ -1,0 +1,52 @@
+import { record } from "@rrweb/record";
+
+/** Names the worker picks for one session's context (random: a page cannot guess them). */
+export interface RecorderNames {
+  binding: string;
+  snapshotEvent: string;
+}
+
+/**
+ * A recorded session's recorder, installed in every document of its context before any page script runs
+ * (context.addInitScript, session/recorder.ts), and again in a document that document.open() emptied
+ * (page.setContent: it takes every listener and observer away). In the top frame only (rrweb records
+ * same-origin frames from there), it records the document with rrweb and hands each event, as JSON text,
+ * to the worker's binding (a global function, like every Playwright binding; its name is random).
+ *
+ * Values typed into password fields are masked here, in the page (rrweb keeps a field masked even when a
+ * script turns it into a text field to show it), so they never leave the page. Scripts and comments are
+ * left out; stylesheets are inlined so a replay looks as the page did.
+ *
+ * `snapshotEvent`: the worker dispatches it on `window` when this tab becomes the one recorded (the agent
+ * switched tabs); the recorder then takes a full snapshot, which a replay can start from.
+ */
+export default function recordInit({ binding, snapshotEvent }: RecorderNames): void {
+  const send = (window as unknown as Record<string, unknown>)[binding];
+  if (window.top !== window || typeof send !== "function") return;
+  const emit = send as (json: string) => void;
+  record({
+    emit: (event) => {
+      try {
+        emit(JSON.stringify(event));
+      } catch {}
+    },
+    maskInputOptions: { password: true },
+    slimDOMOptions: {
+      script: true,
+      comment: true,
+      headFavicon: true,
+      headWhitespace: true,
+      headMetaSocial: true,
+      headMetaRobots: true,
+      headMetaHttpEquiv: true,
+      headMetaVerification: true,
+    },
+    inlineStylesheet: true,
+    recordCanvas: false,
+    collectFonts: false,
+    // The page as soon as its document is parsed: an agent acts long before slow images finish loading.
+    recordAfter: "DOMContentLoaded",
+    sampling: { mousemove: 100, scroll: 150, media: 800, input: "last" },
+  });
+  window.addEventListener(snapshotEvent, () => record.takeFullSnapshot(true));
+}
