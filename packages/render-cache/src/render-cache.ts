@@ -91,13 +91,28 @@ interface MemoryEntry {
   bytes: number;
 }
 
-/** A byte-bounded LRU (a Map keeps insertion order; a read moves the entry to the end). */
+/**
+ * What an entry costs in V8's heap beyond its body's JSON bytes, its key and its title: the entry object,
+ * its Date, the Map's slot, and the headers of the parsed body's strings, arrays and objects (measured:
+ * 530-560 bytes an entry for small markdown and links bodies of 90-180 JSON bytes).
+ */
+export const MEMORY_ENTRY_OVERHEAD = 360;
+
+/** What an entry of the memory tier weighs in the heap, as near as can be told without walking it. */
+export const memoryWeight = (key: string, e: Pick<MemoryEntry, "bytes" | "title">): number =>
+  e.bytes + key.length + (e.title?.length ?? 0) + MEMORY_ENTRY_OVERHEAD;
+
+/**
+ * A weight-bounded LRU (a Map keeps insertion order; a read moves the entry to the end). Entries are
+ * weighed with their overhead, not by their body alone: many small bodies would otherwise hold several
+ * times CACHE_MEMORY_BYTES.
+ */
 class MemoryTier {
   #entries = new Map<string, MemoryEntry>();
   #bytes = 0;
   constructor(readonly capacity: number) {}
 
-  /** What the entries held weigh now (at most `capacity`). */
+  /** What the entries held weigh now, overhead included (at most `capacity`). */
   get bytes(): number {
     return this.#bytes;
   }
@@ -107,7 +122,7 @@ class MemoryTier {
     if (!e) return undefined;
     this.#entries.delete(key);
     if (e.expiresAt <= now) {
-      this.#bytes -= e.bytes;
+      this.#bytes -= memoryWeight(key, e);
       return undefined;
     }
     this.#entries.set(key, e);
@@ -115,19 +130,20 @@ class MemoryTier {
   }
 
   set(key: string, e: MemoryEntry): void {
-    if (this.capacity <= 0 || e.bytes > this.capacity / 8) return;
+    const weight = memoryWeight(key, e);
+    if (this.capacity <= 0 || weight > this.capacity / 8) return;
     const old = this.#entries.get(key);
     if (old) {
       if (old.renderedAt >= e.renderedAt) return;
       this.#entries.delete(key);
-      this.#bytes -= old.bytes;
+      this.#bytes -= memoryWeight(key, old);
     }
     this.#entries.set(key, e);
-    this.#bytes += e.bytes;
+    this.#bytes += weight;
     for (const [k, v] of this.#entries) {
       if (this.#bytes <= this.capacity) break;
       this.#entries.delete(k);
-      this.#bytes -= v.bytes;
+      this.#bytes -= memoryWeight(k, v);
     }
   }
 }

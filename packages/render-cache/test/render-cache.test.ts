@@ -379,7 +379,7 @@ describe("RenderCache memory tier", () => {
       database: pg.database,
       retentionMs: 3_600_000,
       maxEntryBytes: 1_000_000,
-      memoryBytes: 8_000,
+      memoryBytes: 16_000,
     });
     const body = "x".repeat(900);
     for (let i = 0; i < 20; i++)
@@ -392,5 +392,30 @@ describe("RenderCache memory tier", () => {
     const last = await small.lookup(req({ url: `${URL_A}?lru=19`, formats: ["markdown"] }), 60_000);
     assert.deepEqual(first.formats, [], "the oldest entry was evicted");
     assert.deepEqual(last.formats, ["markdown"]);
+  });
+
+  it("weighs small entries with what they cost besides their body, so the budget bounds the heap", async () => {
+    const budget = 20_000;
+    const small = new RenderCache({
+      database: pg.database,
+      retentionMs: 3_600_000,
+      maxEntryBytes: 1_000_000,
+      memoryBytes: budget,
+    });
+    // 100 bodies of 12 JSON bytes: 1,200 bytes by their bodies alone, about 45 KB in a V8 heap.
+    for (let i = 0; i < 100; i++)
+      await small.store(
+        req({ url: `${URL_A}?tiny=${i}`, formats: ["markdown"] }),
+        response({ markdown: `tiny ${String(i).padStart(5, "0")}` }),
+      );
+    await pg.database.sql`delete from cache_entries`;
+    const kept = [];
+    for (let i = 0; i < 100; i++)
+      if (
+        (await small.lookup(req({ url: `${URL_A}?tiny=${i}`, formats: ["markdown"] }), 60_000)).formats.length
+      )
+        kept.push(i);
+    assert.ok(kept.length > 0 && kept.length < 60, `kept ${kept.length} of 100`);
+    assert.equal(kept.at(-1), 99, "the newest are the ones kept");
   });
 });

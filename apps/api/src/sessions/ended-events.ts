@@ -2,6 +2,7 @@ import { decodeJson, JOBS_WAKE_SUBJECT, SESSION_ENDED_SUBJECT } from "@browserfl
 import { checkReceived, sessionEnded } from "@browserfleet/contracts";
 import type { Subscription } from "@nats-io/transport-node";
 import type { ApiContext } from "../context.ts";
+import { knownSessions } from "./known-sessions.ts";
 import { endSession, type SessionRow } from "./store.ts";
 
 /**
@@ -9,6 +10,8 @@ import { endSession, type SessionRow } from "./store.ts";
  * (which sends the outbox's events) is woken for its session.closed.
  */
 export function noteEnded(ctx: ApiContext, done: { row: SessionRow; changed: boolean } | undefined): void {
+  // An ended session takes no act again: what this replica's acts remembered of it is dead weight.
+  if (done) knownSessions(ctx).forget(done.row.id);
   if (!done?.changed) return;
   ctx.metrics.sessionsEnded.inc({ status: done.row.status });
   if (done.row.webhook) ctx.nc.publish(JOBS_WAKE_SUBJECT);
