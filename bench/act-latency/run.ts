@@ -9,6 +9,9 @@
  * costs: the CPU of Chromium and of this process (api and worker) over 10 s, watched and not, and the
  * frames sent.
  *
+ * Then the same act on a recorded session (record: true: rrweb in the page, its events sent to the api as
+ * it runs) against one that is not, interleaved: the ratio recorded/unrecorded.
+ *
  * Then the memory of the browser worker's Chromium (RSS summed over its processes) with 0, 1 and N
  * open sessions.
  *
@@ -164,6 +167,26 @@ for (let i = 0; i < rounds; i++) {
 const watchedFrames = viewer.frames();
 viewer.stop();
 await closeSession(watchedId);
+
+const recordedOpen = await stack.post("/web/v1/session", { url: formUrl, record: true, liveView: "off" });
+const recordedId: string = recordedOpen.body.sessionId;
+const recordedRef: string = recordedOpen.body.data.controls.find((x: Json) => x.name === "Username").ref;
+for (let i = 0; i < 5; i++) await actOn(recordedId, recordedRef, i);
+const recorded: number[] = [];
+const unrecorded: number[] = [];
+for (let i = 0; i < rounds; i++) {
+  if (i % 2 === 0) {
+    recorded.push(await actOn(recordedId, recordedRef, i));
+    unrecorded.push(await actOn(sessionId, username, i));
+  } else {
+    unrecorded.push(await actOn(sessionId, username, i));
+    recorded.push(await actOn(recordedId, recordedRef, i));
+  }
+}
+await closeSession(recordedId);
+const recording = (await stack.call("GET", "/web/v1/account/sessions?limit=10")).body.sessions.find(
+  (s: Json) => s.sessionId === recordedId,
+)?.recording;
 await closeSession(sessionId);
 
 /** CPU seconds used so far by the Chromium processes under this one (the worker's, not others'). */
@@ -277,6 +300,10 @@ console.log(
   `watched (a live viewer attached, ${watchedFrames} frames sent): median ${median(watched).toFixed(1)} ms, p95 ${p95(watched).toFixed(1)} ms; unwatched: median ${median(unwatched).toFixed(1)} ms, p95 ${p95(unwatched).toFixed(1)} ms`,
 );
 console.log(`ratio watched/unwatched at the median: ${(median(watched) / median(unwatched)).toFixed(2)}`);
+console.log(
+  `recorded (rrweb in the page, ${recording?.events ?? "?"} events in ${((recording?.bytes ?? 0) / 1024).toFixed(1)} KiB stored so far): median ${median(recorded).toFixed(1)} ms, p95 ${p95(recorded).toFixed(1)} ms; unrecorded: median ${median(unrecorded).toFixed(1)} ms, p95 ${p95(unrecorded).toFixed(1)} ms`,
+);
+console.log(`ratio recorded/unrecorded at the median: ${(median(recorded) / median(unrecorded)).toFixed(2)}`);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 console.log(
   `live view of an animated page (share of one core): Chromium ${pct(watchedCpu.chromium)} watched against ${pct(idleCpu.chromium)} unwatched, api and worker ${pct(watchedCpu.node)} against ${pct(idleCpu.node)}; ${fps.toFixed(1)} frames a second of ${frameKiB.toFixed(0)} KiB`,

@@ -1,8 +1,9 @@
 /**
  * The account console as a person uses it, in a real Chromium (Playwright) against the running stack:
  * signing in with a key, the balance and usage moving after a scrape, a crawl's progress advancing, an open
- * session's live view link, the price table; nothing from the account's data runs as script; axe-core finds
- * no serious accessibility violation. With SCREENSHOTS_DIR set, it saves the pictures the README shows.
+ * session's live view link and a closed one's recording, the price table; nothing from the account's data
+ * runs as script; axe-core finds no serious accessibility violation. With SCREENSHOTS_DIR set, it saves
+ * the pictures the README shows.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -48,7 +49,7 @@ async function signIn(key: string): Promise<Page> {
   return page;
 }
 
-test("balance and usage move after a scrape; a crawl's progress advances; an open session links its live view", async () => {
+test("balance and usage move after a scrape; a crawl's progress advances; an open session links its live view, a closed one its recording", async () => {
   const { accountId } = await createAccount(stack.pg.database.db, { name: "Acme", balanceMicros: 5_000_000 });
   const { key } = await issueKey(stack.pg.database.db, accountId, "console");
   const page = await signIn(key);
@@ -104,15 +105,20 @@ test("balance and usage move after a scrape; a crawl's progress advances; an ope
 
   const s = await stack.post(
     "/web/v1/session",
-    { url: `${stack.site.url}/form` },
+    { url: `${stack.site.url}/form`, record: true },
     { authorization: `Bearer ${key}` },
   );
+  const row = () => page.getByRole("row").filter({ hasText: s.body.sessionId });
   const watch = page
     .getByRole("row")
     .filter({ hasText: s.body.sessionId })
     .getByRole("link", { name: "Watch" });
   await watch.waitFor();
   assert.equal(await watch.getAttribute("href"), s.body.liveViewUrl);
+  assert.equal(
+    await row().getByRole("link", { name: "Replay so far" }).getAttribute("href"),
+    s.body.recordingUrl,
+  );
   await page.getByRole("cell", { name: "POST /web/v1/scrape", exact: true }).waitFor();
   if (shots) {
     await page.setViewportSize({ width: 1280, height: 1150 });
@@ -134,6 +140,19 @@ test("balance and usage move after a scrape; a crawl's progress advances; an ope
     await viewer.close();
   }
   await stack.call("DELETE", `/web/v1/session/${s.body.sessionId}`, { authorization: `Bearer ${key}` });
+  // Closed: no live view any more, its recording to replay.
+  const replay = row().getByRole("link", { name: "Replay", exact: true });
+  await replay.waitFor({ timeout: 20_000 });
+  assert.equal(await replay.getAttribute("href"), s.body.recordingUrl);
+  assert.equal(await row().getByRole("link", { name: "Watch" }).count(), 0);
+  if (shots) {
+    const replayPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await replayPage.goto(s.body.recordingUrl);
+    await replayPage.locator(".steps li.action button").last().click();
+    await replayPage.frameLocator(".frame iframe").locator("input").first().waitFor();
+    await replayPage.screenshot({ path: join(shots, "replay.png") });
+    await replayPage.close();
+  }
   // Signing out forgets the key.
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.getByLabel("API key").waitFor();

@@ -228,7 +228,10 @@ describe("session recordings", () => {
     assert.equal(opened.status, 200);
     const more = refOf(opened.body.data.controls, "button", "More");
     // The page as it opened is stored first (its part goes within seconds): what the limit cuts comes after.
-    await waitFor("the first part stored", async () => (await listed(opened.body.sessionId)).recording.bytes > 0);
+    await waitFor(
+      "the first part stored",
+      async () => (await listed(opened.body.sessionId)).recording.bytes > 0,
+    );
     for (let i = 0; i < 6; i++) {
       const acted = await stack.post("/web/v1/act", {
         sessionId: opened.body.sessionId,
