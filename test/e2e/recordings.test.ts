@@ -173,6 +173,42 @@ describe("session recordings", () => {
     await page.close();
   });
 
+  test("the recording follows the agent to another tab, from a full snapshot of it, and never shows a tab in the background", async () => {
+    const opened = await stack.post("/web/v1/session", { url: `${stack.site.url}/tabs`, record: true });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const { sessionId, recordingUrl } = opened.body;
+    const act = async (actions: Json[]) => {
+      const r = await stack.post("/web/v1/act", { sessionId, actions });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.success, true, JSON.stringify(r.body.actions));
+      return r.body;
+    };
+    await act([{ click: { ref: refOf(opened.body.data.controls, "link", "Open report in new tab") } }]);
+    const there = await act([{ tab: { id: "t2" } }]);
+    await act([{ click: { ref: refOf(there.data.controls, "button", "Confirm report") } }]);
+    assert.equal((await stack.call("DELETE", `/web/v1/session/${sessionId}`)).status, 200);
+    await waitFor("the recording ready", async () => (await listed(sessionId)).recording.status === "ready");
+
+    const events = (await (await fetch(`${recordingUrl}/events`)).text())
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const pages = events.flatMap((e, i) => (e.type === 4 ? [[i, new URL(e.data.href).pathname]] : []));
+    const switched = events.findIndex((e) => e.type === 5 && e.data.payload?.action === "tab");
+    assert.ok(switched > 0, "the tab action is a step");
+    // Before the switch only the first tab; after it, the report's tab from a snapshot of its own.
+    assert.ok(pages.length >= 2, JSON.stringify(pages));
+    assert.ok(
+      pages.filter(([i]) => (i as number) < switched).every(([, path]) => path === "/tabs"),
+      JSON.stringify({ pages, switched }),
+    );
+    const reportAt = pages.find(([, path]) => path === "/tab-target")?.[0] as number;
+    assert.ok(reportAt > switched, JSON.stringify({ pages, switched }));
+    assert.equal(events[reportAt + 1]?.type, 2, "a full snapshot follows the new tab's meta");
+    const confirmed = events.findIndex((e) => JSON.stringify(e).includes("Report confirmed"));
+    assert.ok(confirmed > reportAt, "the click on the report's tab is in the recording");
+  });
+
   test("links: a changed or expired one opens nothing; an unrecorded session has none; a keyless caller cannot record", async () => {
     const opened = await stack.post("/web/v1/session", { html: LOGIN, record: true });
     assert.equal(opened.status, 200, JSON.stringify(opened.body));

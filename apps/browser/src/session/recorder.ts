@@ -88,7 +88,7 @@ export class SessionRecorder {
    * observers away with the blank page's, so it starts again on the page as written.
    */
   async restartIn(page: Page): Promise<void> {
-    await page.evaluate(recordInit, this.names).catch(() => {});
+    await page.evaluate(recordInit, { ...this.names, blank: true }).catch(() => {});
   }
 
   /** An action of an act ran: a step of the replay. Typed text only by its length, as the live view. */

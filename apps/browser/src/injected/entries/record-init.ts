@@ -4,6 +4,8 @@ import { record } from "@rrweb/record";
 export interface RecorderNames {
   binding: string;
   snapshotEvent: string;
+  /** Record an about:blank document too (one page.setContent wrote); else a tab's first blank one is skipped. */
+  blank?: boolean;
 }
 
 /**
@@ -20,9 +22,10 @@ export interface RecorderNames {
  * `snapshotEvent`: the worker dispatches it on `window` when this tab becomes the one recorded (the agent
  * switched tabs); the recorder then takes a full snapshot, which a replay can start from.
  */
-export default function recordInit({ binding, snapshotEvent }: RecorderNames): void {
+export default function recordInit({ binding, snapshotEvent, blank }: RecorderNames): void {
   const send = (window as unknown as Record<string, unknown>)[binding];
   if (window.top !== window || typeof send !== "function") return;
+  if (location.href === "about:blank" && !blank) return;
   const emit = send as (json: string) => void;
   record({
     emit: (event) => {
