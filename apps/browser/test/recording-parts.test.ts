@@ -25,6 +25,15 @@ test("only the active tab's events are kept, each tab from its own full snapshot
   assert.equal(s.admit("t2", "t2", INCREMENTAL), "keep");
 });
 
+test("a snapshot a tab made in the background, handed over after the switch, is asked for again", () => {
+  const s = new ActiveTabStream();
+  s.admit("t1", "t1", RRWEB.meta, 100, 0);
+  // t2 became active at 500; its batch still holds the snapshot of its load at 300.
+  assert.equal(s.admit("t2", "t2", RRWEB.meta, 300, 500), "snapshot");
+  assert.equal(s.admit("t2", "t2", RRWEB.fullSnapshot, 300, 500), "drop");
+  assert.equal(s.admit("t2", "t2", RRWEB.meta, 600, 500), "keep");
+});
+
 test("a tab switch without events asks once; a gap waits for a new snapshot", () => {
   const s = new ActiveTabStream();
   s.admit("t1", "t1", RRWEB.meta);

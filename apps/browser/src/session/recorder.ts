@@ -50,6 +50,8 @@ export class SessionRecorder {
   #stopped = false;
   #pumping: Promise<void> | undefined;
   #cutting: Promise<void> = Promise.resolve();
+  #activeTab = "t1";
+  #activeSince = 0;
   readonly #timer: NodeJS.Timeout;
 
   private constructor(
@@ -93,6 +95,7 @@ export class SessionRecorder {
 
   /** An action of an act ran: a step of the replay. Typed text only by its length, as the live view. */
   action(a: Action, ok: boolean): void {
+    this.#active();
     this.#add(
       JSON.stringify({
         type: RRWEB.custom,
@@ -106,7 +109,7 @@ export class SessionRecorder {
   /** After an act: when the agent switched tabs, the new active tab is asked for a full snapshot. */
   followActiveTab(): void {
     if (this.#stopped) return;
-    const active = this.tabs.activeId;
+    const active = this.#active();
     if (this.#stream.needsSnapshot(active)) this.#askSnapshot(this.tabs.active);
   }
 
@@ -145,14 +148,28 @@ export class SessionRecorder {
     await this.#pump();
   }
 
-  #take(page: Page, json: string): void {
+  /** A batch of events from a page: JSON lines. */
+  #take(page: Page, lines: string): void {
     if (this.#stopped) return;
-    const head = eventHead(json);
-    if (!head) return;
-    const admitted = this.#stream.admit(this.tabs.idOf(page), this.tabs.activeId, head.type);
-    if (admitted === "snapshot") this.#askSnapshot(page);
-    if (admitted !== "keep") return;
-    this.#add(json, head.timestamp);
+    const tab = this.tabs.idOf(page);
+    const active = this.#active();
+    for (const json of lines.split("\n")) {
+      const head = eventHead(json);
+      if (!head) continue;
+      const admitted = this.#stream.admit(tab, active, head.type, head.timestamp, this.#activeSince);
+      if (admitted === "snapshot") this.#askSnapshot(page);
+      if (admitted === "keep") this.#add(json, head.timestamp);
+    }
+  }
+
+  /** The active tab, and since when (as first seen here: never earlier than it became active). */
+  #active(): string {
+    const id = this.tabs.activeId;
+    if (id !== this.#activeTab) {
+      this.#activeTab = id;
+      this.#activeSince = Date.now();
+    }
+    return id;
   }
 
   #add(json: string, at: number): void {

@@ -19,11 +19,15 @@ export class ActiveTabStream {
   #recorded: string | undefined;
   #asked: string | undefined;
 
-  /** What to do with an event of type `type` from tab `tab`, the active tab being `active`. */
-  admit(tab: string | undefined, active: string, type: number): Admission {
+  /**
+   * What to do with an event of type `type` from tab `tab`, made at `at`, the active tab being `active`
+   * since `activeSince`. A page hands its events over in batches, so a snapshot the tab made while it was in
+   * the background may arrive after the switch: it is asked for again rather than shown before its time.
+   */
+  admit(tab: string | undefined, active: string, type: number, at = 0, activeSince = 0): Admission {
     if (tab === undefined || tab !== active) return "drop";
     if (tab === this.#recorded) return "keep";
-    if (type === RRWEB.meta) {
+    if (type === RRWEB.meta && at >= activeSince) {
       this.#recorded = tab;
       this.#asked = undefined;
       return "keep";

@@ -1,4 +1,5 @@
 import { record } from "@rrweb/record";
+import { scrollHooks } from "../lib/scroll-hooks.ts";
 
 /** Names the worker picks for one session's context (random: a page cannot guess them). */
 export interface RecorderNames {
@@ -26,13 +27,52 @@ export default function recordInit({ binding, snapshotEvent, blank }: RecorderNa
   const send = (window as unknown as Record<string, unknown>)[binding];
   if (window.top !== window || typeof send !== "function") return;
   if (location.href === "about:blank" && !blank) return;
-  const emit = send as (json: string) => void;
+  const emit = batched(send as (json: string) => void);
+  const start = () => {
+    // rrweb's own scroll listeners watch the page for the recording: the page itself set none of them, so
+    // they must not make it look like a page that reacts to scrolling (an act would then wait for a
+    // rendering step after every action instead of reading the page at once).
+    const hooks = scrollHooks();
+    const before = hooks?.hooks;
+    startRecording(emit, snapshotEvent);
+    if (hooks && before !== undefined) hooks.hooks = before;
+  };
+  // Started once the document is parsed, when rrweb sets everything up at once (see recordAfter).
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start, { once: true });
+  else start();
+}
+
+/**
+ * Events go to the worker a batch at a time (lines of JSON), when the page is idle or before it goes: a
+ * binding call is a round trip to the browser's process, and one per event would double an act's. An idle
+ * callback, not a timer, so the settle bookkeeping does not wait for it.
+ */
+function batched(send: (lines: string) => void): (json: string) => void {
+  let queue: string[] = [];
+  let due = false;
+  const flush = () => {
+    due = false;
+    if (queue.length === 0) return;
+    const lines = queue.join("\n");
+    queue = [];
+    try {
+      send(lines);
+    } catch {}
+  };
+  window.addEventListener("pagehide", flush);
+  return (json) => {
+    queue.push(json);
+    if (queue.length >= 200 || json.length > 256 * 1024) flush();
+    else if (!due) {
+      due = true;
+      requestIdleCallback(flush, { timeout: 500 });
+    }
+  };
+}
+
+function startRecording(emit: (json: string) => void, snapshotEvent: string): void {
   record({
-    emit: (event) => {
-      try {
-        emit(JSON.stringify(event));
-      } catch {}
-    },
+    emit: (event) => emit(JSON.stringify(event)),
     maskInputOptions: { password: true },
     slimDOMOptions: {
       script: true,
