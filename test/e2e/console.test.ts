@@ -149,7 +149,8 @@ test("balance and usage move after a scrape; a crawl's progress advances; an ope
     const replayPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await replayPage.goto(s.body.recordingUrl);
     await replayPage.locator(".steps li.action button").last().click();
-    await replayPage.frameLocator(".frame iframe").locator("input").first().waitFor();
+    await replayPage.frameLocator(".frame iframe").locator("form").first().waitFor({ state: "attached" });
+    await replayPage.waitForTimeout(500);
     await replayPage.screenshot({ path: join(shots, "replay.png") });
     await replayPage.close();
   }

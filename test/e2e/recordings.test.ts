@@ -209,6 +209,26 @@ describe("session recordings", () => {
     assert.ok(confirmed > reportAt, "the click on the report's tab is in the recording");
   });
 
+  test("a quiet spell between acts loses nothing: what comes after it is recorded", async () => {
+    const opened = await stack.post("/web/v1/session", { html: LOGIN, record: true });
+    assert.equal(opened.status, 200);
+    const { sessionId, recordingUrl } = opened.body;
+    await waitFor("the first part stored", async () => (await listed(sessionId)).recording.bytes > 0);
+    // A few seconds with nothing to send: the worker's flush comes and finds nothing (this once stopped
+    // every later part from going out).
+    await new Promise((r) => setTimeout(r, 4_000));
+    const acted = await stack.post("/web/v1/act", {
+      sessionId,
+      actions: [{ type: { ref: refOf(opened.body.data.controls, "textbox", "Name"), text: NAME } }],
+    });
+    assert.equal(acted.status, 200);
+    assert.equal((await stack.call("DELETE", `/web/v1/session/${sessionId}`)).status, 200);
+    await waitFor("the recording ready", async () => (await listed(sessionId)).recording.status === "ready");
+    const text = await (await fetch(`${recordingUrl}/events`)).text();
+    assert.ok(text.includes(`"${NAME.length} characters"`), "the action after the quiet spell");
+    assert.ok(text.includes('"tag":"ended"'), "the session's end");
+  });
+
   test("links: a changed or expired one opens nothing; an unrecorded session has none; a keyless caller cannot record", async () => {
     const opened = await stack.post("/web/v1/session", { html: LOGIN, record: true });
     assert.equal(opened.status, 200, JSON.stringify(opened.body));

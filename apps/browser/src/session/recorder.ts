@@ -216,31 +216,34 @@ export class SessionRecorder {
 
   /** Sends the unsent parts in order, one at a time; stops at the first the api did not take. */
   #pump(): Promise<void> {
-    this.#pumping ??= (async () => {
-      try {
-        while (this.#unsent.length > 0 && !this.#stopped) {
-          const part = this.#unsent[0] as Part;
-          const outcome = await this.#send(part);
-          if (outcome === "retry") {
-            this.metrics.recordingParts.inc({ outcome: "retried" });
-            break;
-          }
-          this.#unsent.shift();
-          this.#unsentBytes -= part.body.byteLength;
-          if (outcome === "stop") {
-            this.metrics.recordingParts.inc({ outcome: "refused" });
-            this.#stopped = true;
-            clearInterval(this.#timer);
-          } else {
-            this.metrics.recordingParts.inc({ outcome: "stored" });
-            this.metrics.recordingBytes.inc(part.body.byteLength);
-          }
-        }
-      } finally {
-        this.#pumping = undefined;
+    if (this.#pumping) return this.#pumping;
+    // Forgotten once settled, never before it is remembered (a drain with nothing to send settles at once).
+    const pumping: Promise<void> = this.#drain().finally(() => {
+      if (this.#pumping === pumping) this.#pumping = undefined;
+    });
+    this.#pumping = pumping;
+    return pumping;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#unsent.length > 0 && !this.#stopped) {
+      const part = this.#unsent[0] as Part;
+      const outcome = await this.#send(part);
+      if (outcome === "retry") {
+        this.metrics.recordingParts.inc({ outcome: "retried" });
+        break;
       }
-    })();
-    return this.#pumping;
+      this.#unsent.shift();
+      this.#unsentBytes -= part.body.byteLength;
+      if (outcome === "stop") {
+        this.metrics.recordingParts.inc({ outcome: "refused" });
+        this.#stopped = true;
+        clearInterval(this.#timer);
+      } else {
+        this.metrics.recordingParts.inc({ outcome: "stored" });
+        this.metrics.recordingBytes.inc(part.body.byteLength);
+      }
+    }
   }
 
   async #send(part: Part): Promise<"stored" | "retry" | "stop"> {
