@@ -153,17 +153,22 @@ for (let i = 0; i < 5; i++) {
   await actOn(watchedId, watchedRef, i);
   await actOn(sessionId, username, i);
 }
-const watched: number[] = [];
-const unwatched: number[] = [];
-for (let i = 0; i < rounds; i++) {
-  if (i % 2 === 0) {
-    watched.push(await actOn(watchedId, watchedRef, i));
-    unwatched.push(await actOn(sessionId, username, i));
-  } else {
-    unwatched.push(await actOn(sessionId, username, i));
-    watched.push(await actOn(watchedId, watchedRef, i));
+/** The same act on session `a` and on the plain session, `rounds` times, taking turns at going first. */
+async function interleaved(a: { id: string; ref: string }): Promise<[number[], number[]]> {
+  const onA: number[] = [];
+  const plain: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      onA.push(await actOn(a.id, a.ref, i));
+      plain.push(await actOn(sessionId, username, i));
+    } else {
+      plain.push(await actOn(sessionId, username, i));
+      onA.push(await actOn(a.id, a.ref, i));
+    }
   }
+  return [onA, plain];
 }
+const [watched, unwatched] = await interleaved({ id: watchedId, ref: watchedRef });
 const watchedFrames = viewer.frames();
 viewer.stop();
 await closeSession(watchedId);
@@ -172,17 +177,7 @@ const recordedOpen = await stack.post("/web/v1/session", { url: formUrl, record:
 const recordedId: string = recordedOpen.body.sessionId;
 const recordedRef: string = recordedOpen.body.data.controls.find((x: Json) => x.name === "Username").ref;
 for (let i = 0; i < 5; i++) await actOn(recordedId, recordedRef, i);
-const recorded: number[] = [];
-const unrecorded: number[] = [];
-for (let i = 0; i < rounds; i++) {
-  if (i % 2 === 0) {
-    recorded.push(await actOn(recordedId, recordedRef, i));
-    unrecorded.push(await actOn(sessionId, username, i));
-  } else {
-    unrecorded.push(await actOn(sessionId, username, i));
-    recorded.push(await actOn(recordedId, recordedRef, i));
-  }
-}
+const [recorded, unrecorded] = await interleaved({ id: recordedId, ref: recordedRef });
 await closeSession(recordedId);
 const recording = (await stack.call("GET", "/web/v1/account/sessions?limit=10")).body.sessions.find(
   (s: Json) => s.sessionId === recordedId,
