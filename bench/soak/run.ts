@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createAccount, issueKey } from "@browserfleet/billing";
-import { startLocalNats } from "@browserfleet/bus";
+import { freePort, startLocalNats } from "@browserfleet/bus";
 import { descendantsOf, listProcesses, pssParts } from "../../apps/browser/src/process-memory.ts";
 import { startFixtureSite } from "../../test/fixture-site/server.ts";
 import { paidCall } from "../../test/helpers/paid-load.ts";
@@ -55,7 +55,8 @@ const strayBefore = chromiumCount();
 
 const dir = await mkdtemp(join(tmpdir(), "bf-soak-"));
 const site = await startFixtureSite();
-const nats = await startLocalNats({ dataDir: join(dir, "nats") });
+const natsProfPort = await freePort();
+const nats = await startLocalNats({ dataDir: join(dir, "nats"), profPort: natsProfPort });
 const pg = await startTestPostgres();
 // One account and key per caller, as separate clients are: each key has its own rate limit.
 const keys: Array<{ key: string; accountId: string }> = [];
@@ -113,6 +114,17 @@ const apiFigures: Record<string, string> = {
   "api: render cache memory tier": "fleet_cache_memory_bytes",
 };
 /**
+ * NATS's own Go runtime figures (runtime.MemStats from its pprof port), in MiB: what its heap holds live
+ * and what the runtime keeps from the system without what it gave back. A Go process's resident memory
+ * follows its collector and scavenger by a few MiB either way; these tell a leak (live heap rising) from
+ * that breathing.
+ */
+const natsFigures: Record<string, (m: Record<string, number>) => number> = {
+  "NATS: Go heap live (HeapAlloc)": (m) => m.HeapAlloc ?? 0,
+  "NATS: Go heap in use (HeapInuse)": (m) => m.HeapInuse ?? 0,
+  "NATS: Go runtime held (Sys - HeapReleased)": (m) => (m.Sys ?? 0) - (m.HeapReleased ?? 0),
+};
+/**
  * Each process's PSS is also kept split: its anonymous pages (its own heap: where a leak shows), its shared
  * memory, and the rest without it. PostgreSQL's shared memory is one segment sized at start, mostly its
  * buffer cache (shared_buffers); its pages count as they are first touched, so it fills as the backends read
@@ -137,6 +149,7 @@ const samples = new Map<string, Array<{ min: number; mib: number }>>(
       ...Object.keys(PARTS).map((p) => partName(k, p as keyof typeof PARTS)),
     ]),
     ...Object.keys(apiFigures),
+    ...Object.keys(natsFigures),
   ].map((k) => [k, []]),
 );
 const sharedBuffers = String(
@@ -170,6 +183,18 @@ function sampleMemory() {
         const line = text.split("\n").find((l) => l.startsWith(`${metric} `));
         if (line) samples.get(name)?.push({ min: at, mib: Number(line.split(" ")[1]) / MiB });
       }
+    })
+    .catch(() => {});
+  void fetch(`http://127.0.0.1:${natsProfPort}/debug/pprof/heap?debug=1`, {
+    signal: AbortSignal.timeout(5_000),
+  })
+    .then((r) => r.text())
+    .then((text) => {
+      const stats = Object.fromEntries(
+        [...text.matchAll(/^# (\w+) = (\d+)$/gm)].map((m) => [m[1] as string, Number(m[2])]),
+      );
+      for (const [name, figure] of Object.entries(natsFigures))
+        samples.get(name)?.push({ min: at, mib: figure(stats) / MiB });
     })
     .catch(() => {});
 }

@@ -42,6 +42,8 @@ export async function startLocalNats(opts: {
   port?: number;
   maxPayload?: string;
   cluster?: LocalClusterMember;
+  /** Serve Go's pprof on this loopback port (the soak reads the server's own heap figures there). */
+  profPort?: number;
 }): Promise<LocalNats> {
   const bin = process.env.NATS_SERVER_BIN ?? "nats-server";
   const port = opts.port ?? (await freePort());
@@ -54,6 +56,7 @@ export async function startLocalNats(opts: {
       `listen: 127.0.0.1:${port}`,
       `max_payload: ${opts.maxPayload ?? "8MB"}`,
       `jetstream { store_dir: ${JSON.stringify(join(opts.dataDir, "jetstream"))} }`,
+      ...(opts.profPort ? [`prof_port: ${opts.profPort}`] : []),
       ...(c
         ? [
             `server_name: ${c.serverName}`,
