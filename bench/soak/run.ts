@@ -7,7 +7,8 @@
  *
  * Prints, per process: its memory over the 10 minutes after the first 10 (the baseline: what a warmed-up
  * process holds) and over the last 10, the growth from one to the other (goal: at most 5%), and the slope
- * of a least-squares line through the samples after 10 minutes (MiB per hour); then the calls made and the
+ * of a least-squares line through the samples after 10 minutes (MiB per hour, and what it rises over
+ * those minutes against the baseline: the same goal read from every sample); then the calls made and the
  * errors (goal: none), and the Chromium processes left once everything has stopped (goal: none). Means over
  * ten minutes, not single samples: a garbage-collected process (V8, Go) moves 10-30% within minutes.
  *
@@ -16,7 +17,8 @@
  * (the api's goal is judged without it, as PostgreSQL's is without its buffer cache).
  *
  * With --heap-snapshots DIR, the api writes a V8 heap snapshot into DIR at each of --snapshot-at's minutes
- * (default 12 and the last minute), to compare in DevTools' Memory panel what it retains as it runs.
+ * (default 12 and the last minute), to compare in DevTools' Memory panel what it retains as it runs, and
+ * NATS's Go heap profile is saved beside it (nats-heap-<minute>.txt: in-use bytes by allocation site).
  *
  *   npm run bench:soak -- [--minutes 60] [--callers 4] [--out samples.json] [--heap-snapshots DIR]
  */
@@ -205,8 +207,12 @@ const snapshotTimers = heapDir
       .map(Number)
       .map((at) =>
         setTimeout(() => {
-          process.stderr.write(`soak: api heap snapshot at ${at} min\n`);
+          process.stderr.write(`soak: api heap snapshot and NATS heap profile at ${at} min\n`);
           api.kill("SIGUSR2");
+          void fetch(`http://127.0.0.1:${natsProfPort}/debug/pprof/heap?debug=1`)
+            .then((r) => r.text())
+            .then((text) => writeFile(join(heapDir, `nats-heap-${at}.txt`), text))
+            .catch((err) => process.stderr.write(`soak: NATS heap profile failed: ${err}\n`));
         }, at * 60_000),
       )
   : [];
@@ -349,8 +355,12 @@ for (const [name, points] of samples) {
   const end = within(ended - WINDOW_MIN, ended);
   const after = points.filter((p) => p.min >= BASELINE_MIN);
   const growth = base > 0 ? ((end - base) / base) * 100 : 0;
+  const slope = slopePerHour(after);
+  // The least-squares line's rise over the minutes after the baseline's start, against the baseline: a
+  // reading of the same goal that every sample after 10 minutes weighs in, not two windows' means.
+  const slopeGrowth = base > 0 ? ((slope * (ended - BASELINE_MIN)) / 60 / base) * 100 : 0;
   console.log(
-    `  ${name}: ${base.toFixed(1)} MiB at the baseline, ${end.toFixed(1)} MiB at the end: growth ${growth.toFixed(1)}%${judged.has(name) ? " (goal <= 5%)" : ""}${name === partName("PostgreSQL", "shmem") ? ` (its buffer cache, at most shared_buffers ${sharedBuffers}, plus fixed tables)` : ""}, slope ${slopePerHour(after).toFixed(1)} MiB/h`,
+    `  ${name}: ${base.toFixed(1)} MiB at the baseline, ${end.toFixed(1)} MiB at the end: growth ${growth.toFixed(1)}%${judged.has(name) ? " (goal <= 5%)" : ""}${name === partName("PostgreSQL", "shmem") ? ` (its buffer cache, at most shared_buffers ${sharedBuffers}, plus fixed tables)` : ""}, slope ${slope.toFixed(1)} MiB/h (${slopeGrowth.toFixed(1)}% over the ${(ended - BASELINE_MIN).toFixed(0)} minutes after ${BASELINE_MIN.toFixed(0)})`,
   );
 }
 console.log(
