@@ -18,7 +18,8 @@
  *
  * With --heap-snapshots DIR, the api writes a V8 heap snapshot into DIR at each of --snapshot-at's minutes
  * (default 12 and the last minute), to compare in DevTools' Memory panel what it retains as it runs, and
- * NATS's Go heap profile is saved beside it (nats-heap-<minute>.txt: in-use bytes by allocation site).
+ * NATS's Go heap profile is saved beside it (nats-heap-<minute>.txt: in-use bytes by allocation site, one
+ * sample per 512 KiB allocated at Go's default rate: coarse for a heap of a few MiB).
  *
  *   npm run bench:soak -- [--minutes 60] [--callers 4] [--out samples.json] [--heap-snapshots DIR]
  */
@@ -59,6 +60,11 @@ const dir = await mkdtemp(join(tmpdir(), "bf-soak-"));
 const site = await startFixtureSite();
 const natsProfPort = await freePort();
 const nats = await startLocalNats({ dataDir: join(dir, "nats"), profPort: natsProfPort });
+/** NATS's heap profile as text: its runtime.MemStats at the end, allocation sites sampled above it. */
+const natsHeapProfile = (timeoutMs = 5_000) =>
+  fetch(`http://127.0.0.1:${natsProfPort}/debug/pprof/heap?debug=1`, {
+    signal: AbortSignal.timeout(timeoutMs),
+  }).then((r) => r.text());
 const pg = await startTestPostgres();
 // One account and key per caller, as separate clients are: each key has its own rate limit.
 const keys: Array<{ key: string; accountId: string }> = [];
@@ -187,10 +193,7 @@ function sampleMemory() {
       }
     })
     .catch(() => {});
-  void fetch(`http://127.0.0.1:${natsProfPort}/debug/pprof/heap?debug=1`, {
-    signal: AbortSignal.timeout(5_000),
-  })
-    .then((r) => r.text())
+  void natsHeapProfile()
     .then((text) => {
       const stats = Object.fromEntries(
         [...text.matchAll(/^# (\w+) = (\d+)$/gm)].map((m) => [m[1] as string, Number(m[2])]),
@@ -209,8 +212,7 @@ const snapshotTimers = heapDir
         setTimeout(() => {
           process.stderr.write(`soak: api heap snapshot and NATS heap profile at ${at} min\n`);
           api.kill("SIGUSR2");
-          void fetch(`http://127.0.0.1:${natsProfPort}/debug/pprof/heap?debug=1`)
-            .then((r) => r.text())
+          void natsHeapProfile(30_000)
             .then((text) => writeFile(join(heapDir, `nats-heap-${at}.txt`), text))
             .catch((err) => process.stderr.write(`soak: NATS heap profile failed: ${err}\n`));
         }, at * 60_000),
